@@ -1,0 +1,69 @@
+"""torchfmt: a torch-free reader of Lua Torch ``.t7`` and PyTorch ``.pt`` files.
+
+Public API (spec/canonical.md):
+
+- :func:`open_document` reads a file into a :class:`~torchfmt.model.Document` (variant + objects);
+- :func:`load` returns the first object, as ``torch.load`` would;
+- :func:`describe` returns the canonical description as a JSON-ready ``dict``.
+
+Nothing from a file is ever executed.  Storages are views into an mmap of the file where the byte order
+allows, and nothing is read until asked for.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from typing import Any
+
+from .describe import describe_document
+from .detect import detect
+from .errors import ERROR_CODES, FormatError, Unsupported
+from .model import Document
+from .t7.encodings import Hints
+
+__all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "describe", "load",
+           "open_document", "read_bytes"]
+
+
+def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None) -> Document:
+    """Read a whole file held in ``buf`` (spec/canonical.md#canonical-detect)."""
+    kind = detect(buf)
+    if kind == "zip":
+        from .pt.zip import read_zip
+
+        return read_zip(buf)
+    if kind == "pt-legacy":
+        from .pt.legacy import read_legacy
+
+        return read_legacy(buf)
+    if kind == "pt-tar":
+        from .pt.tar import read_tar
+
+        return read_tar(buf)
+    from .t7.reader import read_t7
+
+    return read_t7(buf, hints or Hints())
+
+
+def open_document(path: str | os.PathLike[str], hints: Hints | None = None) -> Document:
+    """Map the file at ``path`` and read it into a :class:`Document`."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            raise FormatError("truncated", 0, "empty file")
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    return read_bytes(memoryview(mm), hints)
+
+
+def load(path: str | os.PathLike[str], hints: Hints | None = None) -> Any:
+    """The file's first object, with tensors as :class:`~torchfmt.model.Tensor` (numpy-backed)."""
+    doc = open_document(path, hints)
+    if not doc.objects:
+        raise FormatError("truncated", 0, "the file holds no object")
+    return doc.objects[0]
+
+
+def describe(path: str | os.PathLike[str], hints: Hints | None = None) -> dict[str, Any]:
+    """The canonical description of the file at ``path``."""
+    return describe_document(open_document(path, hints))

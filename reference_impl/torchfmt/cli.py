@@ -1,0 +1,57 @@
+"""The ``torchfmt`` command (spec/canonical.md#canonical-reader-cli).
+
+``torchfmt dump PATH`` prints the description and exits 0; a malformed, unsafe or ambiguous file gets one
+stderr line ``<code>: <message>`` and exit status 1; an unsupported feature one line
+``unsupported: <feature>`` and exit status 2.  ``.t7`` hints come from options or from the
+``TORCHFMT_T7_*`` environment variables the conformance suite sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import describe
+from .errors import FormatError, Unsupported
+from .t7.encodings import Hints
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="torchfmt", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    dump = sub.add_parser("dump", help="print the canonical description of a .t7 or .pt file")
+    dump.add_argument("path")
+    dump.add_argument("--mode", choices=["binary", "ascii"], help=".t7 hint: encoding mode")
+    dump.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
+    dump.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
+    dump.add_argument("--indent", type=int, default=None, help="pretty-print with this indent")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
+                                      byte_order=args.byte_order)
+    try:
+        desc = describe(args.path, hints)
+    except FormatError as e:
+        print(e.line(), file=sys.stderr)
+        return 1
+    except Unsupported as e:
+        print(e.line(), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"io-error: {e.strerror or e}: {args.path}", file=sys.stderr)
+        return 3
+    except (MemoryError, RecursionError) as e:
+        print(f"internal-error: {type(e).__name__} (a reader bug: limits are checked before this)",
+              file=sys.stderr)
+        return 3
+    json.dump(desc, sys.stdout, indent=args.indent)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

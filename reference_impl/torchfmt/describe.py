@@ -1,0 +1,246 @@
+"""The canonical description: a pure function of the model (spec/canonical.md).
+
+Two walks over the object tree: the first counts how often each shareable value is reached (the
+second occurrence of a list, dict, table, tensor, ... makes it need an id), the second emits JSON.
+Both walks visit a shareable value's children only on its first visit, and immutable values (tuples
+included) on every visit, so the counts match what is written.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from .errors import FormatError
+from .model import (
+    Document,
+    Global,
+    LuaFunction,
+    LuaTable,
+    OpaqueObject,
+    QuantizedTensor,
+    SparseTensor,
+    Storage,
+    Tensor,
+    TorchObject,
+)
+
+DESCRIPTION_VERSION = 0
+#: Largest number of VALUE nodes a description may hold (spec/canonical.md#canonical-node-budget).
+NODE_BUDGET = 5_000_000
+_HASH_CHUNK = 1 << 26
+
+_SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Tensor, SparseTensor, OpaqueObject)
+
+
+def sha256_of_array(arr: np.ndarray) -> str:
+    """SHA-256 of ``arr``'s elements in row-major order, each as little-endian bytes
+    (spec/canonical.md#canonical-hash)."""
+    h = hashlib.sha256()
+    if arr.size == 0:
+        return h.hexdigest()
+    if arr.dtype.byteorder == ">":
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.nbytes <= _HASH_CHUNK or arr.ndim == 1 and arr.flags.c_contiguous:
+        h.update(np.ascontiguousarray(arr).view(np.uint8).reshape(-1))
+    else:
+        for sub in arr.reshape(arr.shape[0], -1) if arr.flags.c_contiguous else arr:
+            h.update(np.ascontiguousarray(sub).view(np.uint8).reshape(-1))
+    return h.hexdigest()
+
+
+def format_float(x: float) -> str:
+    """A float as the contract writes it: shortest round-trip decimal, ``nan``, ``inf``, ``-inf``."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(float(x))
+
+
+class _Describer:
+    def __init__(self) -> None:
+        self.seen: collections.Counter[int] = collections.Counter()
+        self.keep: list[Any] = []  # keeps counted objects alive so id() stays unique
+        self.ids: dict[int, str] = {}
+        self.storage_ids: dict[int, str] = {}
+        self.storages: dict[str, dict[str, Any]] = {}
+        self.nodes = 0
+
+    # -- pass 1: count references -------------------------------------------------------------
+    def count(self, value: Any) -> None:
+        stack = [value]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, _SHAREABLE):
+                self.seen[id(v)] += 1
+                if self.seen[id(v)] > 1:
+                    continue
+                self.keep.append(v)
+            stack.extend(self._children(v))
+
+    @staticmethod
+    def _children(v: Any) -> list[Any]:
+        if isinstance(v, (list, tuple, set, frozenset)):
+            return list(v)
+        if isinstance(v, dict):
+            out = [x for kv in v.items() for x in kv]
+            if isinstance(v, collections.OrderedDict):
+                out.extend(vars(v).values())
+            return out
+        if isinstance(v, LuaTable):
+            return [x for kv in v.items for x in kv]
+        if isinstance(v, TorchObject):
+            return [v.value]
+        if isinstance(v, LuaFunction):
+            return list(v.upvalues)
+        if isinstance(v, OpaqueObject):
+            return [*v.args, v.state]
+        if isinstance(v, QuantizedTensor):
+            return [t for t in (v.scales, v.zero_points) if t is not None]
+        if isinstance(v, SparseTensor):
+            return [t for t in (v.indices, v.values, v.compressed_indices, v.plain_indices) if t is not None]
+        return []
+
+    # -- pass 2: emit ---------------------------------------------------------------------------
+    def storage_id(self, s: Storage) -> str:
+        sid = self.storage_ids.get(id(s))
+        if sid is None:
+            sid = f"s{len(self.storage_ids)}"
+            self.storage_ids[id(s)] = sid
+            self.keep.append(s)
+            self.storages[sid] = {
+                "dtype": s.dtype.name,
+                "numel": s.numel,
+                "device": s.device,
+                "sha256": sha256_of_array(s.array()),
+            }
+        return sid
+
+    def emit(self, v: Any) -> dict[str, Any]:
+        self.nodes += 1
+        if self.nodes > NODE_BUDGET:
+            raise FormatError("limit-exceeded", None, f"description would exceed {NODE_BUDGET} nodes")
+        if isinstance(v, _SHAREABLE) and self.seen[id(v)] > 1:
+            if id(v) in self.ids:
+                return {"type": "ref", "id": self.ids[id(v)]}
+            self.ids[id(v)] = f"o{len(self.ids)}"
+            out = self._emit_value(v)
+            out["id"] = self.ids[id(v)]
+            return out
+        return self._emit_value(v)
+
+    def _items(self, pairs: Any) -> list[list[dict[str, Any]]]:
+        return [[self.emit(k), self.emit(x)] for k, x in pairs]
+
+    def _emit_value(self, v: Any) -> dict[str, Any]:
+        if v is None:
+            return {"type": "none"}
+        if isinstance(v, bool):
+            return {"type": "bool", "value": v}
+        if isinstance(v, int):
+            return {"type": "int", "value": str(v)}
+        if isinstance(v, float):
+            return {"type": "float", "value": format_float(v)}
+        if isinstance(v, str):
+            return {"type": "str", "value": v}
+        if isinstance(v, (bytes, bytearray)):
+            return {"type": "bytes", "hex": bytes(v).hex()}
+        if isinstance(v, list):
+            return {"type": "list", "items": [self.emit(x) for x in v]}
+        if isinstance(v, tuple):
+            return {"type": "tuple", "items": [self.emit(x) for x in v]}
+        if isinstance(v, (set, frozenset)):
+            return {"type": "set", "items": [self.emit(x) for x in v]}
+        if isinstance(v, collections.OrderedDict):
+            out: dict[str, Any] = {"type": "ordered_dict", "items": self._items(v.items())}
+            if vars(v):
+                out["attrs"] = {k: self.emit(x) for k, x in vars(v).items()}
+            return out
+        if isinstance(v, dict):
+            return {"type": "dict", "items": self._items(v.items())}
+        if isinstance(v, LuaTable):
+            return {"type": "table", "items": self._items(v.items)}
+        if isinstance(v, Tensor):
+            return self._tensor(v)
+        if isinstance(v, SparseTensor):
+            return self._sparse(v)
+        if isinstance(v, Storage):
+            return {"type": "storage", "storage": self.storage_id(v)}
+        if isinstance(v, TorchObject):
+            return {"type": "torch_object", "class": v.class_name, "version": v.version,
+                    "value": self.emit(v.value)}
+        if isinstance(v, LuaFunction):
+            return {"type": "function", "kind": v.kind,
+                    "bytecode_sha256": hashlib.sha256(v.bytecode).hexdigest(),
+                    "upvalues": [self.emit(x) for x in v.upvalues]}
+        if isinstance(v, Global):
+            return {"type": "global", "module": v.module, "name": v.name}
+        if isinstance(v, OpaqueObject):
+            return {"type": "object", "class": v.class_name, "args": [self.emit(x) for x in v.args],
+                    "state": None if v.state is None else self.emit(v.state)}
+        raise TypeError(f"no canonical form for {type(v).__name__}")
+
+    def _tensor(self, t: Tensor) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "quantized_tensor" if isinstance(t, QuantizedTensor) else "tensor",
+            "dtype": t.dtype.name,
+            "shape": list(t.shape),
+            "stride": list(t.stride),
+            "storage_offset": t.storage_offset,
+            "storage": None if t.storage is None else self.storage_id(t.storage),
+            "device": t.device,
+            "requires_grad": t.requires_grad,
+            "sha256": sha256_of_array(t.numpy()),
+        }
+        if t.parameter:
+            out["parameter"] = True
+        if isinstance(t, QuantizedTensor):
+            out["qscheme"] = t.qscheme
+            if t.scales is None:
+                out["scale"] = format_float(t.scale if t.scale is not None else math.nan)
+                out["zero_point"] = t.zero_point
+            else:
+                out["scales"] = self.emit(t.scales)
+                out["zero_points"] = self.emit(t.zero_points)
+                out["axis"] = t.axis
+        return out
+
+    def _sparse(self, t: SparseTensor) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "sparse_tensor", "layout": t.layout, "dtype": t.dtype.name,
+                               "shape": list(t.shape), "requires_grad": t.requires_grad}
+        if t.layout == "sparse_coo":
+            out["indices"] = self.emit(t.indices)
+            out["values"] = self.emit(t.values)
+            out["is_coalesced"] = bool(t.is_coalesced)
+        else:
+            out["compressed_indices"] = self.emit(t.compressed_indices)
+            out["plain_indices"] = self.emit(t.plain_indices)
+            out["values"] = self.emit(t.values)
+        return out
+
+
+def describe_document(doc: Document) -> dict[str, Any]:
+    """The canonical description of a loaded :class:`Document` (spec/canonical.md#canonical-document)."""
+    d = _Describer()
+    for obj in doc.objects:
+        d.count(obj)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        objects = [d.emit(obj) for obj in doc.objects]
+    finally:
+        sys.setrecursionlimit(limit)
+    return {
+        "description_version": DESCRIPTION_VERSION,
+        "format": doc.format,
+        "objects": objects,
+        "storages": d.storages,
+    }

@@ -1,0 +1,173 @@
+"""The inert records both formats are read into (spec/canonical.md#canonical-values).
+
+Nothing here holds a callable from a file.  Python containers from pickles stay plain Python values
+(``dict``, ``list``, ``tuple``, ``set``, ``collections.OrderedDict`` whose ``__dict__`` holds the
+attributes a pickle set, such as a state_dict's ``_metadata``); Lua tables are :class:`LuaTable`
+because their keys may be tables.  Records compare by identity: sharing in the file is sharing here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .dtypes import DType, to_little_endian
+
+
+@dataclass(eq=False)
+class Storage:
+    """A flat run of ``numel`` elements of ``dtype`` on ``device`` (spec/tensors.md#tensors-storage).
+
+    The bytes come either from ``buffer`` (a zero-copy slice of the file's mmap, in ``byte_order``) or
+    from ``data`` (an array a reader had to convert, e.g. a 4-byte-long ``.t7`` LongStorage).  Nothing is
+    read from the file until :meth:`array` is called.
+    """
+
+    dtype: DType
+    numel: int
+    device: str = "cpu"
+    buffer: Any = None
+    byte_order: str = "little"
+    data: np.ndarray | None = None
+    key: str | None = None
+
+    def array(self) -> np.ndarray:
+        """The elements as a 1-D little-endian numpy array (a view of the file where possible)."""
+        if self.data is None:
+            if self.buffer is None:
+                self.data = np.zeros(self.numel, dtype=self.dtype.numpy)
+            else:
+                raw = np.frombuffer(self.buffer, dtype=np.uint8, count=self.numel * self.dtype.itemsize)
+                if self.byte_order == "big":
+                    self.data = to_little_endian(raw, self.dtype)
+                else:
+                    self.data = raw.view(self.dtype.numpy)
+        return self.data
+
+
+@dataclass(eq=False)
+class Tensor:
+    """A dense strided view of a storage (spec/tensors.md#tensors-view).
+
+    ``shape``, ``stride`` and ``storage_offset`` are in elements (offset 0-based).  ``storage`` is ``None``
+    only for a ``.t7`` tensor with no storage.  ``conj``/``neg`` are PyTorch's lazy view bits: the values
+    torch presents are the stored ones conjugated / negated.  ``attrs`` holds Python attributes a pickle
+    set on the tensor.
+    """
+
+    dtype: DType
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    storage_offset: int
+    storage: Storage | None
+    device: str = "cpu"
+    requires_grad: bool = False
+    parameter: bool = False
+    conj: bool = False
+    neg: bool = False
+    attrs: dict[str, Any] = field(default_factory=dict)
+    lua: bool = False  # a .t7 tensor: no dimensions means no element (spec/t7.md#t7-tensor)
+
+    def numpy(self) -> np.ndarray:
+        """The logical values as a numpy view over the storage (no copy, except after conj/neg)."""
+        if self.lua and not self.shape:
+            return np.zeros((0,), dtype=self.dtype.numpy)
+        if self.storage is None or any(s == 0 for s in self.shape):
+            return np.zeros(self.shape, dtype=self.dtype.numpy)
+        base = self.storage.array()
+        item = base.itemsize
+        view = np.lib.stride_tricks.as_strided(
+            base[self.storage_offset:],
+            shape=self.shape,
+            strides=tuple(s * item for s in self.stride),
+            writeable=False,
+        )
+        if self.conj:
+            view = np.conj(view)
+        if self.neg:
+            view = np.negative(view)
+        return view
+
+
+@dataclass(eq=False)
+class QuantizedTensor(Tensor):
+    """A quantized tensor: the dense fields over the integer representation plus its scheme
+    (spec/tensors.md#tensors-quantized).  Per-tensor schemes use ``scale``/``zero_point``; per-channel
+    ones ``scales``/``zero_points`` (tensors) and ``axis``."""
+
+    qscheme: str = "per_tensor_affine"
+    scale: float | None = None
+    zero_point: int | None = None
+    scales: Tensor | None = None
+    zero_points: Tensor | None = None
+    axis: int | None = None
+
+
+@dataclass(eq=False)
+class SparseTensor:
+    """A sparse tensor (spec/tensors.md#tensors-sparse): COO (``indices``, ``values``, ``is_coalesced``)
+    or a compressed layout (``compressed_indices``, ``plain_indices``, ``values``)."""
+
+    layout: str
+    dtype: DType
+    shape: tuple[int, ...]
+    values: Tensor
+    indices: Tensor | None = None
+    is_coalesced: bool | None = None
+    compressed_indices: Tensor | None = None
+    plain_indices: Tensor | None = None
+    requires_grad: bool = False
+
+
+@dataclass(eq=False)
+class TorchObject:
+    """A ``.t7`` torch class instance: class name, version string (``None`` when the file has none)
+    and the value its ``read`` produced (spec/t7.md#t7-torch-object)."""
+
+    class_name: str
+    version: str | None
+    value: Any
+
+
+@dataclass(eq=False)
+class LuaFunction:
+    """A ``.t7`` Lua function, kept as bytes and never loaded (spec/t7.md#t7-function)."""
+
+    kind: str  # "function" (type 6), "legacy_recursive" (7), "recursive" (8)
+    bytecode: bytes
+    upvalues: list[Any]
+
+
+@dataclass(eq=False)
+class LuaTable:
+    """A Lua table: key/value pairs in file order; keys may be any value, tables included."""
+
+    items: list[tuple[Any, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Global:
+    """A bare pickled global the spec allows (e.g. ``torch.float32``), never resolved."""
+
+    module: str
+    name: str
+
+
+@dataclass(eq=False)
+class OpaqueObject:
+    """A reduction kept opaque: ``class`` (module.qualname), REDUCE/NEWOBJ ``args``, BUILD ``state``."""
+
+    class_name: str
+    args: list[Any]
+    state: Any = None
+
+
+@dataclass(eq=False)
+class Document:
+    """A whole file: its variant name (``pt-zip``, ``t7-binary``, ...) and its top-level objects."""
+
+    format: str
+    objects: list[Any]
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,1 @@
+"""Lua Torch ``.t7`` object streams (spec/t7.md)."""
