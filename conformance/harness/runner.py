@@ -1,0 +1,229 @@
+"""Run any reader on one file, under limits, and check what it did (spec/canonical.md#canonical-reader-cli).
+
+``READER... PATH`` runs with stdin closed, cwd, HOME and TMPDIR set to a fresh temporary folder, a
+wall-clock limit and an address-space limit (RLIMIT_AS), and the case's ``.t7`` hints as
+``TORCHFMT_T7_*`` environment variables (spec/canonical.md#canonical-t7-hints).  Whatever the case
+expects, the run is *broken* when the exit status is not 0, 1 or 2, when the output breaks the
+contract for that status, or when the reader created, changed or removed anything outside its
+temporary folder: the case folder, the project's ``conformance/`` tree and the folder holding the
+temporary folder are snapshotted before and after, and the :data:`CANARY` path must not appear.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import strict_json
+from .vocabulary import CONFORMANCE, HINT_ENV, error_codes
+
+DEFAULT_TIME_LIMIT = 60.0
+DEFAULT_MEMORY_LIMIT = 2 << 30
+#: A fixed path that adversarial cases may name (e.g. a pickle whose global would ``touch`` it);
+#: a reader that creates it has run code from the file.
+CANARY = Path(tempfile.gettempdir()) / "torchfmt-conformance-canary"
+#: Folders left out of snapshots: the harness's own Python writes byte-code there.
+_SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
+_ERROR_LINE = re.compile(r"^([a-z][a-z0-9-]*):")
+
+
+@dataclass
+class Run:
+    """What one reader run did.
+
+    ``outcome`` is ``accepted`` (status 0, one JSON document), ``rejected`` (status 1, one
+    ``<code>: ...`` line), ``declined`` (status 2, one ``unsupported: ...`` line) or ``broken`` (anything
+    else; ``problems`` says why).
+    """
+
+    command: list[str]
+    status: int | None
+    stdout: bytes
+    stderr: bytes
+    seconds: float
+    outcome: str = "broken"
+    description: Any = None
+    code: str | None = None
+    message: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        if self.outcome == "accepted":
+            return "accepted (exit 0)"
+        if self.outcome in ("rejected", "declined"):
+            return f"{self.outcome}: {self.message}"
+        return "broken: " + "; ".join(self.problems)
+
+
+Snapshot = dict[str, tuple[int, int, int]]
+
+
+def snapshot(roots: Iterable[Path], skip: Path | None = None) -> Snapshot:
+    """(kind, size, mtime_ns) of every entry under ``roots`` (symlinks not followed), except ``skip``."""
+    out: Snapshot = {}
+    for root in roots:
+        if not root.exists():
+            continue
+        stack = [root]
+        while stack:
+            d = stack.pop()
+            try:
+                entries = list(os.scandir(d))
+            except (NotADirectoryError, FileNotFoundError, PermissionError):
+                continue
+            for e in entries:
+                if e.name in _SKIP_DIRS or (skip is not None and e.path == str(skip)):
+                    continue
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                is_dir = e.is_dir(follow_symlinks=False)
+                out[e.path] = (1 if is_dir else 0, 0 if is_dir else st.st_size, st.st_mtime_ns)
+                if is_dir:
+                    stack.append(Path(e.path))
+    return out
+
+
+def snapshot_changes(before: Snapshot, after: Snapshot) -> list[str]:
+    changes = [f"created {p}" for p in sorted(after.keys() - before.keys())]
+    changes += [f"removed {p}" for p in sorted(before.keys() - after.keys())]
+    changes += [f"modified {p}" for p in sorted(before.keys() & after.keys())
+                if before[p] != after[p] and before[p][0] == 0]
+    return changes
+
+
+def _limits(memory_limit: int) -> None:
+    """In the child, before exec: cap the address space; no core files."""
+    resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def hint_env(hints: Mapping[str, Any]) -> dict[str, str]:
+    """The ``TORCHFMT_T7_*`` variables for a case's hints (only the hints it has)."""
+    return {HINT_ENV[k]: str(v) for k, v in hints.items() if k in HINT_ENV}
+
+
+def check_output(run: Run) -> None:
+    """Classify a finished run by the contract's rules for its exit status."""
+    out, err = run.stdout, run.stderr
+    if run.status is None:
+        return
+    if run.status < 0:
+        run.problems.append(f"killed by signal {-run.status} ({signal.Signals(-run.status).name})")
+        return
+    if run.status not in (0, 1, 2):
+        line = err.decode("utf-8", "replace").strip().splitlines()
+        run.problems.append(f"exit status {run.status} (only 0, 1, 2 are allowed)"
+                            + (f"; stderr: {line[-1][:300]}" if line else ""))
+        return
+    if run.status == 0:
+        try:
+            run.description = strict_json.loads(out)
+        except strict_json.JSONError as e:
+            run.problems.append(f"exit 0 but stdout is not one JSON document: {e}")
+            return
+        if not isinstance(run.description, dict):
+            run.problems.append("exit 0 but the JSON document is not an object")
+            return
+        run.outcome = "accepted"
+        return
+    if out.strip():
+        run.problems.append(f"exit {run.status} but stdout is not empty ({len(out)} bytes)")
+    try:
+        text = err.decode("utf-8")
+    except UnicodeDecodeError:
+        run.problems.append(f"exit {run.status} but stderr is not UTF-8")
+        return
+    lines = text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
+    if len(lines) != 1 or not lines[0].strip():
+        run.problems.append(f"exit {run.status} needs exactly one stderr line, got {len(lines)}: "
+                            f"{text[:300]!r}")
+        return
+    line = run.message = lines[0]
+    if run.status == 2:
+        if not line.startswith("unsupported: "):
+            run.problems.append(f"exit 2 but the stderr line does not start with 'unsupported: ': {line!r}")
+            return
+        run.outcome = "declined"
+    else:
+        m = _ERROR_LINE.match(line)
+        if not m or m.group(1) not in error_codes():
+            run.problems.append(f"exit 1 but the stderr line does not start with '<code>:' from the "
+                                f"closed set: {line[:300]!r}")
+            return
+        run.code = m.group(1)
+        run.outcome = "rejected"
+    if run.problems:
+        run.outcome = "broken"
+
+
+def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | None = None, *,
+               time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
+               watch: Sequence[Path] = (), extra_env: Mapping[str, str] | None = None) -> Run:
+    """Run ``reader + [path]`` in a sandbox folder and check the contract.
+
+    ``watch``: more folders that must be left untouched (the case folder is always watched, and so is
+    ``conformance/``).
+    """
+    path = Path(path).resolve()
+    parent = Path(tempfile.mkdtemp(prefix="torchfmt-run-"))
+    work = parent / "tmp"
+    work.mkdir()
+    watched = [parent, path.parent, CONFORMANCE, *map(Path, watch)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHFMT_T7_")}
+    env.update(HOME=str(work), TMPDIR=str(work), TMP=str(work), TEMP=str(work),
+               PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1")
+    env.update(hint_env(hints or {}))
+    env.update(extra_env or {})
+    command = [*reader, str(path)]
+    canary_before = CANARY.exists()
+    before = snapshot(watched, skip=work)
+    start = time.monotonic()
+    timed_out = False
+    try:
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, cwd=work, env=env, start_new_session=True,
+                                preexec_fn=lambda: _limits(memory_limit))
+    except OSError as e:
+        shutil.rmtree(parent, ignore_errors=True)
+        run = Run(command, None, b"", b"", 0.0)
+        run.problems.append(f"cannot start the reader: {e}")
+        return run
+    try:
+        stdout, stderr = proc.communicate(timeout=time_limit)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+    else:
+        try:  # leftovers of the reader's process group must not outlive it
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    seconds = time.monotonic() - start
+    after = snapshot(watched, skip=work)
+    run = Run(command, proc.returncode, stdout, stderr, seconds)
+    if timed_out:
+        run.problems.append(f"time limit of {time_limit:g} s exceeded")
+    else:
+        check_output(run)
+    changes = snapshot_changes(before, after)
+    if changes:
+        run.problems.append("side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
+    if CANARY.exists() and not canary_before:
+        run.problems.append(f"the canary {CANARY} was created: the reader ran code from the file")
+    if run.problems:
+        run.outcome = "broken"
+    shutil.rmtree(parent, ignore_errors=True)
+    return run

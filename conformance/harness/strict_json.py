@@ -1,0 +1,44 @@
+"""Strict JSON parsing for descriptions (spec/canonical.md#canonical-document).
+
+A description is one standard JSON document: no ``NaN``/``Infinity`` literals (floats are strings in
+the contract), no duplicate object keys, nothing after the document but whitespace.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class JSONError(ValueError):
+    """The text is not exactly one strict JSON document."""
+
+
+def _no_constants(name: str) -> Any:
+    raise JSONError(f"non-standard JSON literal {name}")
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise JSONError(f"duplicate key {k!r} in a JSON object")
+        out[k] = v
+    return out
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse ``text`` as exactly one JSON document, or raise :class:`JSONError`."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise JSONError(f"not UTF-8: {e}") from None
+    try:
+        return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_pairs)
+    except JSONError:
+        raise
+    except RecursionError:
+        raise JSONError("JSON nested too deeply to parse") from None
+    except json.JSONDecodeError as e:
+        raise JSONError(f"not one JSON document: {e}") from None
