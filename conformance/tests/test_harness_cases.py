@@ -1,0 +1,155 @@
+"""case.yaml is validated strictly, and the corpus tier reads its hints from PROVENANCE.txt."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from harness import vocabulary
+from harness.cases import _provenance_hints, committed_cases, corpus_cases, load_case
+
+DESCRIPTION = {"description_version": 0, "format": "t7-binary", "objects": [{"type": "nil"}], "storages": {}}
+
+
+def write_case(root: Path, data: dict[str, Any], *, fmt: str = "t7-binary", name: str = "c",
+               raw: str | None = None) -> Path:
+    folder = root / fmt / name
+    folder.mkdir(parents=True)
+    (folder / "data.t7").write_bytes(b"\0\0\0\0")
+    (folder / "expected.json").write_text(json.dumps({**DESCRIPTION, "format": fmt}))
+    (folder / "case.yaml").write_text(raw if raw is not None else yaml.safe_dump(data))
+    return folder
+
+
+def good(**over: Any) -> dict[str, Any]:
+    data = {"id": "t7-binary/c", "category": "accept", "format": "t7-binary", "file": "data.t7",
+            "features": ["t7-binary", "t7-nil"], "spec": ["t7.md#t7-nil"],
+            "provenance": {"writer": "Lua Torch7", "generator": "hand", "notes": "n"},
+            "expect": {"description": "expected.json"},
+            "hints": {"mode": "binary", "long_size": 8, "byte_order": "little"}}
+    data.update(over)
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def test_a_good_case_has_no_problems(tmp_path: Path) -> None:
+    case = load_case(write_case(tmp_path, good()))
+    assert case.problems == []
+    assert (case.id, case.category, case.accept_ok, case.reject_ok) == ("t7-binary/c", "accept", True, False)
+    assert case.description is not None and case.hints["long_size"] == 8
+    reject = load_case(write_case(tmp_path, good(id="t7-binary/r", category="reject",
+                                                 expect={"errors": ["truncated", "bad-length"]}), name="r"))
+    assert reject.problems == [] and reject.errors == ("truncated", "bad-length")
+
+
+@pytest.mark.parametrize("over,problem", [
+    ({"colour": "red"}, "unknown fields"),
+    ({"spec": None}, "missing fields"),
+    ({"category": "maybe"}, "category"),
+    ({"id": "t7-binary/other"}, "id"),
+    ({"format": "t7-ascii"}, "lives under"),
+    ({"format": "t8"}, "format"),
+    ({"file": "missing.t7"}, "does not exist"),
+    ({"file": "../data.t7"}, "plain file name"),
+    ({"features": ["t7-binary", "no-such-feature"]}, "features not in"),
+    ({"features": []}, "non-empty list"),
+    ({"features": ["t7-nil", "t7-nil"]}, "duplicates"),
+    ({"spec": ["t7.md"]}, "file.md#anchor"),
+    ({"provenance": {"writer": "x"}}, "provenance.generator"),
+    ({"provenance": {"writer": "x", "generator": "y", "when": "z"}}, "unknown provenance"),
+    ({"expect": {"description": "expected.json", "error": "truncated"}}, "an accept case"),
+    ({"category": "reject", "expect": {"description": "expected.json"}}, "a reject case"),
+    ({"category": "reject", "expect": {"error": "no-such-code"}}, "closed set"),
+    ({"category": "reject", "expect": {"errors": ["truncated", "oops"]}}, "closed set"),
+    ({"category": "reject", "expect": {"error": "truncated", "errors": ["truncated"]}}, "not both"),
+    ({"category": "impl", "expect": {}}, "an impl case"),
+    ({"expect": {"description": "expected.json", "why": 1}}, "unknown expect"),
+    ({"expect": {"description": "nothere.json"}}, "must name a file"),
+    ({"hints": {"mode": "binary", "endianness": "little"}}, "unknown hint"),
+    ({"hints": {"long_size": 2}}, "hint long_size"),
+    ({"hints": {"mode": "ascii"}}, "contradicts"),
+    ({"hints": {"long_size": True}}, "hint long_size"),
+])
+def test_schema_breaches_are_problems(tmp_path: Path, over: dict[str, Any], problem: str) -> None:
+    case = load_case(write_case(tmp_path, good(**over)))
+    assert any(problem in p for p in case.problems), case.problems
+
+
+def test_expected_description_is_checked(tmp_path: Path) -> None:
+    folder = write_case(tmp_path, good())
+    (folder / "expected.json").write_text(json.dumps({**DESCRIPTION, "format": "t7-ascii"}))
+    assert any("format" in p for p in load_case(folder).problems)
+    (folder / "expected.json").write_text('{"format": "t7-binary", "objects": [], "storages": {}, "x": NaN}')
+    assert any("non-standard" in p for p in load_case(folder).problems)
+    (folder / "expected.json").write_text('{"error": "could not load"}')
+    assert any("error document" in p for p in load_case(folder).problems)
+
+
+def test_hints_are_for_t7_only(tmp_path: Path) -> None:
+    case = load_case(write_case(tmp_path, good(id="pt-zip/c", format="pt-zip", features=["zip-archive"]),
+                                fmt="pt-zip"))
+    assert any("t7 cases only" in p for p in case.problems)
+
+
+def test_duplicate_yaml_keys_and_garbage_are_problems(tmp_path: Path) -> None:
+    text = yaml.safe_dump(good()) + "category: reject\n"
+    assert any("duplicate" in p for p in load_case(write_case(tmp_path, {}, raw=text)).problems)
+    assert load_case(write_case(tmp_path, {}, raw="- a list\n", name="d")).problems
+
+
+def test_discovery_reports_misplaced_cases(tmp_path: Path) -> None:
+    write_case(tmp_path, good())
+    (tmp_path / "t7-binary" / "no-yaml").mkdir()
+    deep = tmp_path / "t7-binary" / "c" / "nested"
+    deep.mkdir()
+    (deep / "case.yaml").write_text("id: x\n")
+    found = {c.id: c for c in committed_cases(tmp_path)}
+    assert found["t7-binary/c"].problems == []
+    assert found["t7-binary/no-yaml"].problems == ["case folder without case.yaml"]
+    assert any("wrong depth" in p for p in found["stray/t7-binary/c/nested/case.yaml"].problems)
+
+
+def test_error_codes_are_read_from_errors_py_as_data(tmp_path: Path) -> None:
+    codes = vocabulary.error_codes()
+    assert {"truncated", "unsafe-global", "bad-magic"} <= codes
+    # the same literal, parsed independently: every key of the ERROR_CODES dict display
+    tree = ast.parse(vocabulary.ERRORS_FILE.read_text())
+    literal = next(n.value for n in tree.body if isinstance(n, ast.AnnAssign)
+                   and getattr(n.target, "id", None) == "ERROR_CODES")
+    assert codes == {k.value for k in literal.keys}
+
+
+def test_provenance_hints(tmp_path: Path) -> None:
+    (tmp_path / "PROVENANCE.txt").write_text(
+        "Format column: binary = native little-endian, int32 + int64 longs; ascii = text mode.\n"
+        "file | repo | format | content\n"
+        "a.t7 | r | binary | x\n"
+        "b.t7 | r | ASCII | y\n")
+    assert _provenance_hints(tmp_path, "a.t7") == {"mode": "binary", "byte_order": "little", "long_size": 8}
+    assert _provenance_hints(tmp_path, "b.t7") == {"mode": "ascii"}
+    assert _provenance_hints(tmp_path, "c.t7") == {}
+    (tmp_path / "PROVENANCE.txt").write_text('README: "created on Linux x86_64" with real Lua Torch\n'
+                                             "(binary mode, little-endian, 8-byte long).\n")
+    assert _provenance_hints(tmp_path, "x.t7") == {"mode": "binary", "byte_order": "little", "long_size": 8}
+
+
+def test_corpus_tier_reads_in_place(tmp_path: Path) -> None:
+    tier = tmp_path / "pt" / "wild"
+    tier.mkdir(parents=True)
+    (tier / "legacy_a.pt").write_bytes(b"\x80\x02")
+    (tier / "legacy_a.pt.expected.json").write_text('{"error": "torch could not load it"}')
+    (tier / "zip_b.pt").write_bytes(b"PK")
+    obj = {"type": "object", "class": "__main__.Net", "args": [], "state": None}
+    (tier / "zip_b.pt.expected.json").write_text(json.dumps(
+        {"format": "pt-zip", "objects": [obj], "storages": {}, "_loaded_with": "stubs"}))
+    (tier / "manifest.json").write_text(json.dumps({"zip_b.pt": {"load": "weights_only=False + stubs"}}))
+    (tier / "orphan.pt.expected.json").write_text("{}")
+    cases = {c.id: c for c in corpus_cases(tmp_path)}
+    a, b = cases["corpus/pt/wild/legacy_a.pt"], cases["corpus/pt/wild/zip_b.pt"]
+    assert (a.category, a.format, a.errors, a.path) == ("reject", "pt-legacy", (), tier / "legacy_a.pt")
+    assert (b.category, b.errors, b.column) == ("impl", ("unsafe-global",), "corpus")
+    assert "whole-module" in b.features and "zip-archive" in b.features
+    assert cases["corpus/pt/wild/orphan.pt"].problems

@@ -1,0 +1,126 @@
+"""The runner holds any reader to the command-line contract (spec/canonical.md#canonical-reader-cli),
+whatever the case expects: fake readers that break one rule each are caught."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from harness.runner import CANARY, run_reader
+
+
+@pytest.fixture
+def case_file(tmp_path: Path) -> Path:
+    folder = tmp_path / "case"
+    folder.mkdir()
+    path = folder / "data.pt"
+    path.write_bytes(b"not really a checkpoint")
+    return path
+
+
+def fake(code: str) -> list[str]:
+    """A reader: Python code run with the file's path as sys.argv[1]."""
+    return [sys.executable, "-c", textwrap.dedent(code)]
+
+
+DESCRIPTION = json.dumps({"description_version": 0, "format": "pt-zip", "objects": [], "storages": {}})
+
+
+def test_a_well_behaved_reader_is_classified(case_file: Path) -> None:
+    ok = run_reader(fake(f"print({DESCRIPTION!r})"), case_file)
+    assert ok.outcome == "accepted" and ok.description["format"] == "pt-zip", ok.problems
+    rejected = run_reader(fake("import sys; print('truncated: ends at byte 3', file=sys.stderr); "
+                               "sys.exit(1)"), case_file)
+    assert (rejected.outcome, rejected.code) == ("rejected", "truncated"), rejected.problems
+    declined = run_reader(fake("import sys; sys.stderr.write('unsupported: complex32\\n'); sys.exit(2)"),
+                          case_file)
+    assert declined.outcome == "declined" and declined.message == "unsupported: complex32"
+
+
+@pytest.mark.parametrize("code,problem", [
+    ("import sys; sys.exit(3)", "exit status 3"),
+    ("import os; os.kill(os.getpid(), 9)", "signal 9"),
+    ("print('not json')", "not one JSON document"),
+    (f"print({DESCRIPTION!r}); print({DESCRIPTION!r})", "not one JSON document"),
+    ("print('{\"a\": NaN}')", "non-standard JSON literal"),
+    ("print('{\"a\": 1, \"a\": 2}')", "duplicate key"),
+    ("print('[]')", "not an object"),
+    ("import sys; print('truncated: x\\nmore', file=sys.stderr); sys.exit(1)", "exactly one stderr line"),
+    ("import sys; sys.exit(1)", "exactly one stderr line"),
+    ("import sys; print('no-such-code: x', file=sys.stderr); sys.exit(1)", "closed set"),
+    ("import sys; print('Truncated: x', file=sys.stderr); sys.exit(1)", "closed set"),
+    ("import sys; print('x'); print('truncated: x', file=sys.stderr); sys.exit(1)", "stdout is not empty"),
+    ("import sys; print('declined: x', file=sys.stderr); sys.exit(2)", "unsupported: "),
+    ("raise ValueError('a traceback is not a rejection')", "exactly one stderr line"),
+])
+def test_contract_breaches_are_broken_runs(case_file: Path, code: str, problem: str) -> None:
+    run = run_reader(fake(code), case_file)
+    assert run.outcome == "broken"
+    assert any(problem in p for p in run.problems), run.problems
+
+
+def test_time_limit(case_file: Path) -> None:
+    run = run_reader(fake("import time; time.sleep(30)"), case_file, time_limit=1)
+    assert run.outcome == "broken" and run.seconds < 10
+    assert any("time limit" in p for p in run.problems)
+
+
+def test_memory_limit(case_file: Path) -> None:
+    code = "b = bytearray(600 << 20); print('{}')"
+    assert run_reader(fake(code), case_file, memory_limit=2 << 30).outcome == "accepted"
+    run = run_reader(fake(code), case_file, memory_limit=300 << 20)
+    assert run.outcome == "broken", run.summary()
+
+
+def test_sandbox_environment(case_file: Path) -> None:
+    code = """
+        import json, os, sys
+        print(json.dumps({"cwd": os.getcwd(), "tmp": os.environ["TMPDIR"], "home": os.environ["HOME"],
+                          "stdin": sys.stdin.read(), "argv": sys.argv[1:],
+                          "hints": {k: v for k, v in os.environ.items() if k.startswith("TORCHFMT_T7_")}}))
+    """
+    run = run_reader(fake(code), case_file, {"mode": "ascii", "long_size": 4})
+    got = run.description
+    assert run.outcome == "accepted", run.problems
+    assert got["cwd"] == got["tmp"] == got["home"] and "torchfmt-run-" in got["cwd"]
+    assert not Path(got["cwd"]).exists(), "the temp folder is removed after the run"
+    assert got["stdin"] == ""
+    assert got["argv"] == [str(case_file.resolve())]
+    assert got["hints"] == {"TORCHFMT_T7_MODE": "ascii", "TORCHFMT_T7_LONG_SIZE": "4"}
+    plain = run_reader(fake(code), case_file)
+    assert plain.description["hints"] == {}
+
+
+def test_writing_in_the_temp_folder_is_allowed(case_file: Path) -> None:
+    code = f"open('scratch.bin', 'wb').write(b'x'); import os; os.mkdir('d'); print({DESCRIPTION!r})"
+    assert run_reader(fake(code), case_file).outcome == "accepted"
+
+
+@pytest.mark.parametrize("where", ["case-folder", "case-file", "parent", "watched", "canary", "delete"])
+def test_side_effects_outside_the_temp_folder_are_caught(case_file: Path, tmp_path: Path,
+                                                         where: str) -> None:
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    (watched / "keep").write_text("x")
+    action = {
+        "case-folder": f"open({str(case_file.parent / 'new')!r}, 'w').write('x')",
+        "case-file": f"open({str(case_file)!r}, 'ab').write(b'x')",
+        "parent": "open('../escaped', 'w').write('x')",
+        "watched": f"open({str(watched / 'keep')!r}, 'a').write('more')",
+        "canary": f"open({str(CANARY)!r}, 'w').write('x')",
+        "delete": f"import os; os.remove({str(watched / 'keep')!r})",
+    }[where]
+    try:
+        run = run_reader(fake(f"{action}; print({DESCRIPTION!r})"), case_file, watch=[watched])
+    finally:
+        CANARY.unlink(missing_ok=True)
+    assert run.outcome == "broken", run.summary()
+    assert any("side effects" in p or "canary" in p for p in run.problems), run.problems
+
+
+def test_a_reader_that_cannot_start_is_broken(case_file: Path) -> None:
+    run = run_reader(["/nonexistent/reader"], case_file)
+    assert run.outcome == "broken" and "cannot start" in run.problems[0]
