@@ -1,0 +1,548 @@
+"""The safe pickle machine: one stack machine driven by the opcode table (spec/pickle.md).
+
+:data:`~torchfmt.pickle.opcodes.OPCODES` decides which bytes are opcodes, how their arguments are laid
+out, which protocol each needs and how many stack items each consumes; this module gives each opcode its
+meaning over inert values.  Globals come from the allowlist in :mod:`torchfmt.pickle.globals` and are
+never imported; callables are our own handlers.  Persistent ids go to the container reader's
+``persistent_load``.  Every length is checked against the bytes before anything is sliced, and the
+finished value is measured against the reader's depth and node limits (spec/pickle.md#pickle-limits).
+"""
+
+from __future__ import annotations
+
+import codecs
+import collections
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..describe import _SHAREABLE, NODE_BUDGET, _Describer
+from ..errors import FormatError
+from ..model import Global, OpaqueObject, Tensor
+from ..pt import rebuild
+from . import opcodes as oc
+from .globals import Call, canonical_name, lookup
+from .opcodes import BY_CODE, HIGHEST_PROTOCOL, ArgKind, Opcode
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Reader resource limits (spec/pickle.md#pickle-limits)."""
+
+    max_depth: int = 1000  # open MARKs, and nesting of the finished value
+    max_nodes: int = NODE_BUDGET  # description nodes the finished value would need
+    max_int_bytes: int = 1024  # bytes of a LONG1/LONG4 integer (and 2.5x that in decimal digits)
+
+
+LIMITS = Limits()
+DEFAULT_SCOPES = frozenset({"torch"})
+
+#: ``persistent_load(pid, offset)``: the object a persistent id names (spec/pickle.md#pickle-persistent-id).
+PersistentLoad = Callable[[Any, int], Any]
+
+_INT_TEXT = re.compile(rb"[+-]?[0-9]+")
+_LONG_TEXT = re.compile(rb"[+-]?[0-9]+L?")
+_FLOAT_TEXT = re.compile(rb"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|nan)", re.IGNORECASE)
+
+
+def _stack_needs(op: Opcode) -> tuple[bool, int, int]:
+    """(needs a mark, items needed below the mark, items needed above it) from ``stack_before``."""
+    before = [s for s in op.stack_before if s != "stackslice"]
+    if "mark" not in before:
+        return False, 0, 0 if op.name == "POP" else len(before)  # POP may discard a bare mark
+    i = before.index("mark")
+    return True, i, len(before) - i - 1
+
+
+_NEEDS = {op.code: _stack_needs(op) for op in oc.OPCODES}
+_LENGTH_FORMATS = {oc.LENGTH_UINT1: "<B", oc.LENGTH_INT4: "<i", oc.LENGTH_UINT4: "<I", oc.LENGTH_UINT8: "<Q"}
+
+
+class Machine:
+    """Runs pickle programs over ``buf`` (a file's bytes; offsets are file offsets).
+
+    ``inert`` turns globals outside the allowlist into :class:`~torchfmt.model.Global` /
+    :class:`~torchfmt.model.OpaqueObject` records instead of rejecting them
+    (spec/canonical.md#canonical-inert);
+    ``opaque_modules`` does so for named modules only (TorchScript's ``__torch__``).  ``scopes`` selects
+    allowlist entries (spec/pickle.md#pickle-globals).
+    """
+
+    def __init__(self, buf: Any, *, persistent_load: PersistentLoad | None = None, inert: bool = False,
+                 scopes: frozenset[str] = DEFAULT_SCOPES, opaque_modules: tuple[str, ...] = (),
+                 limits: Limits = LIMITS) -> None:
+        self.buf = buf if isinstance(buf, memoryview) else memoryview(buf)
+        self.persistent_load = persistent_load
+        self.inert = inert
+        self.scopes = scopes | {"inert"} if inert else scopes
+        self.opaque_modules = opaque_modules
+        self.limits = limits
+
+    # -- running ------------------------------------------------------------------------------------
+    def load(self, start: int, end: int | None = None) -> tuple[Any, int]:
+        """Run the pickle at ``start`` (ending by ``end``) to its STOP: (value, offset after STOP)."""
+        end = len(self.buf) if end is None else end
+        self.start, self.end = start, end
+        self.stack: list[Any] = []
+        self.metastack: list[list[Any]] = []
+        self.memo: dict[int, Any] = {}
+        self.proto: int | None = None
+        self.done = False
+        self.pos = start
+        while not self.done:
+            self.at = self.pos
+            if self.pos >= end:
+                raise FormatError("bad-pickle", self.pos, "the pickle ends without STOP")
+            op = BY_CODE.get(self.buf[self.pos])
+            if op is None:
+                raise FormatError("bad-opcode", self.pos, f"unknown opcode 0x{self.buf[self.pos]:02x}")
+            self._admit(op)
+            self.pos += 1
+            arg = None if op.arg is None else self._arg(op.arg)
+            _OPS[op.name](self, arg)
+        result = self.stack[0]
+        measure(result, self.limits, self.at)
+        return result, self.pos
+
+    def load_exact(self, start: int, end: int) -> Any:
+        """Run a pickle that must fill ``buf[start:end]`` exactly (a zip record)."""
+        value, stop = self.load(start, end)
+        if stop != end:
+            raise FormatError("bad-pickle", stop, f"{end - stop} bytes after the pickle's STOP")
+        return value
+
+    def _admit(self, op: Opcode) -> None:
+        """Table checks before an opcode acts: refusal, protocol, stack (spec/pickle.md#pickle-stack)."""
+        if op.refused:
+            raise FormatError("bad-opcode", self.at, f"{op.name}: {op.refused}")
+        limit = 1 if self.proto is None else self.proto  # no PROTO: protocol 0 or 1
+        if op.proto > limit and op.name != "PROTO":
+            raise FormatError("bad-opcode", self.at, f"{op.name} needs protocol {op.proto}, "
+                                                     f"the pickle declares {limit}")
+        needs_mark, below, above = _NEEDS[op.code]
+        if needs_mark and not self.metastack:
+            raise FormatError("bad-pickle", self.at, f"{op.name} without a MARK")
+        if len(self.stack) < above or needs_mark and len(self.metastack[-1]) < below:
+            raise FormatError("bad-pickle", self.at, f"stack underflow at {op.name}")
+
+    # -- arguments ----------------------------------------------------------------------------------
+    def _take(self, n: int) -> memoryview:
+        if n < 0:
+            raise FormatError("bad-length", self.pos, f"negative length {n}")
+        if n > self.end - self.pos:
+            raise FormatError("truncated", self.pos, f"{n} bytes needed, {self.end - self.pos} left")
+        out = self.buf[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def _unpack(self, fmt: str) -> Any:
+        return struct.unpack(fmt, self._take(struct.calcsize(fmt)))[0]
+
+    def _line(self) -> bytes:
+        """Text up to a newline (the newline consumed, not returned)."""
+        chunk = 256
+        while True:
+            window = bytes(self.buf[self.pos:min(self.end, self.pos + chunk)])
+            i = window.find(b"\n")
+            if i >= 0:
+                self.pos += i + 1
+                return window[:i]
+            if self.pos + chunk >= self.end:
+                raise FormatError("truncated", self.pos, "text argument without a newline")
+            chunk *= 4
+
+    def _arg(self, kind: ArgKind) -> Any:
+        if kind.size > 0:
+            return _FIXED[kind.name](self._take(kind.size))
+        if kind.size == oc.UP_TO_NEWLINE:
+            return self._line() if kind is not oc.STRINGNL_NOESCAPE_PAIR else (self._line(), self._line())
+        n = self._unpack(_LENGTH_FORMATS[kind.size])
+        if kind.name in ("long1", "long4") and n > self.limits.max_int_bytes:
+            raise FormatError("limit-exceeded", self.at, f"a {n}-byte integer")
+        return self._take(n)
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def push(self, v: Any) -> None:
+        self.stack.append(v)
+
+    def pop(self) -> Any:
+        return self.stack.pop()
+
+    def pop_mark(self) -> list[Any]:
+        items = self.stack
+        self.stack = self.metastack.pop()
+        return items
+
+    def fail(self, code: str, message: str) -> FormatError:
+        return FormatError(code, self.at, message)
+
+    def text(self, raw: bytes | memoryview, encoding: str, errors: str = "strict") -> str:
+        try:
+            return str(raw, encoding, errors)
+        except UnicodeDecodeError as e:
+            raise self.fail("bad-value", f"text is not valid {encoding}: {e.reason}") from None
+
+    def integer(self, raw: bytes, pattern: re.Pattern[bytes]) -> int:
+        if not pattern.fullmatch(raw):
+            raise self.fail("bad-value", f"{raw[:40]!r} is not a decimal integer")
+        if len(raw) > self.limits.max_int_bytes * 5 // 2:
+            raise self.fail("limit-exceeded", f"a {len(raw)}-digit integer")
+        return int(raw.rstrip(b"L"))
+
+    def memo_key(self, key: int) -> int:
+        if key < 0:
+            raise self.fail("bad-reference", f"negative memo key {key}")
+        return key
+
+    def resolve(self, module: str, name: str) -> Global:
+        """GLOBAL: the allowlist decides (spec/pickle.md#pickle-globals)."""
+        module, name = canonical_name(module, name)
+        if lookup(module, name, self.scopes) is None and not self.inert and not any(
+                module == m or module.startswith(m + ".") for m in self.opaque_modules):
+            raise self.fail("unsafe-global", f"{module}.{name} is not in the allowlist")
+        return Global(module, name)
+
+    def apply(self, func: Any, args: Any, via: str, kwargs: dict[Any, Any] | None = None) -> Any:
+        """REDUCE/NEWOBJ/INST/OBJ: run an allowed handler, or keep an opaque object (inert mode)."""
+        if not isinstance(func, Global):
+            raise self.fail("bad-pickle", f"{via} on a {type(func).__name__}, not a global")
+        if type(args) is not tuple:
+            raise self.fail("bad-pickle", f"{via} arguments must be a tuple, not {type(args).__name__}")
+        entry = lookup(func.module, func.name, self.scopes)
+        if entry is None:
+            return OpaqueObject(f"{func.module}.{func.name}", [*args, kwargs] if kwargs else list(args))
+        if entry.role == "value":
+            raise self.fail("bad-pickle", f"{entry.qualname} is not callable")
+        if via.startswith("NEWOBJ") and not entry.newobj or kwargs:
+            raise self.fail("bad-pickle", f"{entry.qualname} cannot be made by {via}")
+        entry.check_args(args, self.at)
+        assert entry.handler is not None
+        return entry.handler(args, self.call_context())
+
+    def call_context(self) -> Call:
+        """What a handler may know: offset, mode, and how to apply another allowed callable."""
+        return Call(self.at, self.inert, lambda f, a: self.apply(f, a, "REDUCE"))
+
+    def setitems(self, target: Any, items: list[Any]) -> None:
+        if not isinstance(target, dict):
+            raise self.fail("bad-pickle", f"SETITEM(S) on a {type(target).__name__}, not a dict")
+        if len(items) % 2:
+            raise self.fail("bad-pickle", "SETITEMS with an odd number of items")
+        for i in range(0, len(items), 2):
+            try:
+                target[items[i]] = items[i + 1]
+            except TypeError:
+                raise self.fail("bad-value", f"unhashable dict key {type(items[i]).__name__}") from None
+
+    def persistent(self, pid: Any) -> Any:
+        if self.persistent_load is None:
+            raise self.fail("bad-reference", "a persistent id where the format allows none")
+        return self.persistent_load(pid, self.at)
+
+    def build(self, inst: Any, state: Any) -> None:
+        """BUILD: only on opaque objects, OrderedDicts (attributes) and tensors (legacy state)."""
+        if isinstance(inst, OpaqueObject):
+            if inst.state is not None:
+                raise self.fail("bad-pickle", f"a second BUILD on {inst.class_name}")
+            inst.state = state
+        elif type(inst) is collections.OrderedDict:
+            if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+                raise self.fail("bad-pickle", "an OrderedDict's BUILD state must be a dict of str keys")
+            vars(inst).update(state)
+        elif isinstance(inst, Tensor):
+            rebuild.build_tensor(inst, state, self.call_context())
+        else:
+            raise self.fail("bad-pickle", f"BUILD on a {type(inst).__name__}")
+
+
+# -- fixed-size argument decoders -----------------------------------------------------------------
+_FIXED: dict[str, Callable[[memoryview], Any]] = {
+    "uint1": lambda b: b[0],
+    "uint2": lambda b: int.from_bytes(b, "little"),
+    "int4": lambda b: int.from_bytes(b, "little", signed=True),
+    "uint4": lambda b: int.from_bytes(b, "little"),
+    "uint8": lambda b: int.from_bytes(b, "little"),
+    "float8": lambda b: struct.unpack(">d", b)[0],
+}
+
+
+# -- the opcodes' meanings (one function per opcode name) -----------------------------------------
+def _int(m: Machine, raw: bytes) -> None:
+    """INT: protocol 0 writes False/True as 00/01."""
+    m.push(_INT_BOOLS[raw] if raw in _INT_BOOLS else m.integer(raw, _INT_TEXT))
+
+
+_INT_BOOLS = {b"00": False, b"01": True}
+
+
+def _py2_str(m: Machine, raw: Any) -> None:
+    """Python 2 ``str``: decoded as UTF-8, as torch.load does (spec/pickle.md#pickle-protocols)."""
+    m.push(m.text(raw, "utf-8"))
+
+
+def _string(m: Machine, raw: bytes) -> None:
+    if len(raw) < 2 or raw[0] != raw[-1] or raw[:1] not in (b"'", b'"'):
+        raise m.fail("bad-value", "STRING argument must be quoted")
+    try:
+        data = codecs.escape_decode(raw[1:-1])[0]  # a pure decoder: backslash escapes only
+    except ValueError as e:
+        raise m.fail("bad-value", f"bad escape in STRING: {e}") from None
+    _py2_str(m, data)
+
+
+def _float(m: Machine, raw: bytes) -> None:
+    if not _FLOAT_TEXT.fullmatch(raw):
+        raise m.fail("bad-value", f"{raw[:40]!r} is not a float literal")
+    m.push(float(raw))
+
+
+def _long(m: Machine, raw: memoryview) -> None:
+    m.push(int.from_bytes(raw, "little", signed=True))
+
+
+def _get(m: Machine, key: int) -> None:
+    if key not in m.memo:
+        raise m.fail("bad-reference", f"memo key {key} was never PUT")
+    m.push(m.memo[key])
+
+
+def _put(m: Machine, key: int) -> None:
+    if not m.stack:
+        raise m.fail("bad-pickle", "PUT with nothing above the mark")
+    m.memo[m.memo_key(key)] = m.stack[-1]
+
+
+def _tuple_n(n: int) -> Callable[[Machine, Any], None]:
+    def op(m: Machine, _: Any) -> None:
+        items = m.stack[-n:]
+        del m.stack[-n:]
+        m.push(tuple(items))
+    return op
+
+
+def _mark(m: Machine, _: Any) -> None:
+    if len(m.metastack) >= m.limits.max_depth:
+        raise m.fail("limit-exceeded", f"more than {m.limits.max_depth} open MARKs")
+    m.metastack.append(m.stack)
+    m.stack = []
+
+
+def _pop(m: Machine, _: Any) -> None:
+    if m.stack:
+        m.pop()
+    elif m.metastack:
+        m.pop_mark()
+    else:
+        raise m.fail("bad-pickle", "POP on an empty stack")
+
+
+def _append(m: Machine, _: Any) -> None:
+    item = m.pop()
+    _extend(m, m.stack[-1], [item])
+
+
+def _extend(m: Machine, target: Any, items: list[Any]) -> None:
+    if type(target) is not list:
+        raise m.fail("bad-pickle", f"APPEND(S) on a {type(target).__name__}, not a list")
+    target.extend(items)
+
+
+def _appends(m: Machine, _: Any) -> None:
+    items = m.pop_mark()
+    _extend(m, m.stack[-1], items)
+
+
+def _additems(m: Machine, _: Any) -> None:
+    items = m.pop_mark()
+    if type(m.stack[-1]) is not set:
+        raise m.fail("bad-pickle", f"ADDITEMS on a {type(m.stack[-1]).__name__}, not a set")
+    try:
+        m.stack[-1].update(items)
+    except TypeError:
+        raise m.fail("bad-value", "unhashable set item") from None
+
+
+def _frozenset(m: Machine, _: Any) -> None:
+    items = m.pop_mark()
+    try:
+        m.push(frozenset(items))
+    except TypeError:
+        raise m.fail("bad-value", "unhashable frozenset item") from None
+
+
+def _dict(m: Machine, _: Any) -> None:
+    items = m.pop_mark()
+    d: dict[Any, Any] = {}
+    m.setitems(d, items)
+    m.push(d)
+
+
+def _setitem(m: Machine, _: Any) -> None:
+    v = m.pop()
+    k = m.pop()
+    m.setitems(m.stack[-1], [k, v])
+
+
+def _setitems(m: Machine, _: Any) -> None:
+    items = m.pop_mark()
+    m.setitems(m.stack[-1], items)
+
+
+def _global(m: Machine, pair: tuple[bytes, bytes]) -> None:
+    m.push(m.resolve(m.text(pair[0], "utf-8"), m.text(pair[1], "utf-8")))
+
+
+def _stack_global(m: Machine, _: Any) -> None:
+    name = m.pop()
+    module = m.pop()
+    if type(module) is not str or type(name) is not str:
+        raise m.fail("bad-pickle", "STACK_GLOBAL needs two str items")
+    m.push(m.resolve(module, name))
+
+
+def _reduce(m: Machine, _: Any) -> None:
+    args = m.pop()
+    m.stack[-1] = m.apply(m.stack[-1], args, "REDUCE")
+
+
+def _newobj(m: Machine, _: Any) -> None:
+    args = m.pop()
+    m.stack[-1] = m.apply(m.stack[-1], args, "NEWOBJ")
+
+
+def _newobj_ex(m: Machine, _: Any) -> None:
+    kwargs = m.pop()
+    args = m.pop()
+    if not isinstance(kwargs, dict):
+        raise m.fail("bad-pickle", "NEWOBJ_EX keyword arguments must be a dict")
+    m.stack[-1] = m.apply(m.stack[-1], args, "NEWOBJ_EX", kwargs)
+
+
+def _inst(m: Machine, pair: tuple[bytes, bytes]) -> None:
+    cls = m.resolve(m.text(pair[0], "utf-8"), m.text(pair[1], "utf-8"))
+    m.push(m.apply(cls, tuple(m.pop_mark()), "INST"))
+
+
+def _obj(m: Machine, _: Any) -> None:
+    items = m.pop_mark()
+    m.push(m.apply(items[0], tuple(items[1:]), "OBJ"))
+
+
+def _build(m: Machine, _: Any) -> None:
+    state = m.pop()
+    m.build(m.stack[-1], state)
+
+
+def _proto(m: Machine, n: int) -> None:
+    if m.at != m.start:
+        raise m.fail("bad-pickle", "PROTO after the first opcode")
+    if n > HIGHEST_PROTOCOL:
+        raise m.fail("bad-magic", f"pickle protocol {n} (highest known is {HIGHEST_PROTOCOL})")
+    m.proto = n
+
+
+def _stop(m: Machine, _: Any) -> None:
+    if m.metastack or len(m.stack) != 1:
+        raise m.fail("bad-pickle", f"STOP with {len(m.stack)} items and {len(m.metastack)} open MARKs")
+    m.done = True
+
+
+def _frame(m: Machine, n: int) -> None:
+    if n > m.end - m.pos:
+        raise m.fail("truncated", f"a frame of {n} bytes, {m.end - m.pos} left")
+
+
+def _persid(m: Machine, raw: bytes) -> None:
+    m.push(m.persistent(m.text(raw, "ascii")))
+
+
+_OPS: dict[str, Callable[[Machine, Any], None]] = {
+    "INT": _int,
+    "BININT": lambda m, v: m.push(v),
+    "BININT1": lambda m, v: m.push(v),
+    "BININT2": lambda m, v: m.push(v),
+    "LONG": lambda m, raw: m.push(m.integer(raw, _LONG_TEXT)),
+    "LONG1": _long,
+    "LONG4": _long,
+    "STRING": _string,
+    "BINSTRING": _py2_str,
+    "SHORT_BINSTRING": _py2_str,
+    "BINBYTES": lambda m, raw: m.push(bytes(raw)),
+    "SHORT_BINBYTES": lambda m, raw: m.push(bytes(raw)),
+    "BINBYTES8": lambda m, raw: m.push(bytes(raw)),
+    "BYTEARRAY8": lambda m, raw: m.push(bytearray(raw)),
+    "NONE": lambda m, _: m.push(None),
+    "NEWTRUE": lambda m, _: m.push(True),
+    "NEWFALSE": lambda m, _: m.push(False),
+    "UNICODE": lambda m, raw: m.push(m.text(raw, "raw-unicode-escape")),
+    "SHORT_BINUNICODE": lambda m, raw: m.push(m.text(raw, "utf-8", "surrogatepass")),
+    "BINUNICODE": lambda m, raw: m.push(m.text(raw, "utf-8", "surrogatepass")),
+    "BINUNICODE8": lambda m, raw: m.push(m.text(raw, "utf-8", "surrogatepass")),
+    "FLOAT": _float,
+    "BINFLOAT": lambda m, v: m.push(v),
+    "EMPTY_LIST": lambda m, _: m.push([]),
+    "APPEND": _append,
+    "APPENDS": _appends,
+    "LIST": lambda m, _: m.push(m.pop_mark()),
+    "EMPTY_TUPLE": lambda m, _: m.push(()),
+    "TUPLE": lambda m, _: m.push(tuple(m.pop_mark())),
+    "TUPLE1": _tuple_n(1),
+    "TUPLE2": _tuple_n(2),
+    "TUPLE3": _tuple_n(3),
+    "EMPTY_DICT": lambda m, _: m.push({}),
+    "DICT": _dict,
+    "SETITEM": _setitem,
+    "SETITEMS": _setitems,
+    "EMPTY_SET": lambda m, _: m.push(set()),
+    "ADDITEMS": _additems,
+    "FROZENSET": _frozenset,
+    "POP": _pop,
+    "DUP": lambda m, _: m.push(m.stack[-1]),
+    "MARK": _mark,
+    "POP_MARK": lambda m, _: m.pop_mark(),
+    "GET": lambda m, raw: _get(m, m.integer(raw, _INT_TEXT)),
+    "BINGET": _get,
+    "LONG_BINGET": _get,
+    "PUT": lambda m, raw: _put(m, m.integer(raw, _INT_TEXT)),
+    "BINPUT": _put,
+    "LONG_BINPUT": _put,
+    "MEMOIZE": lambda m, _: _put(m, len(m.memo)),
+    "GLOBAL": _global,
+    "STACK_GLOBAL": _stack_global,
+    "REDUCE": _reduce,
+    "BUILD": _build,
+    "INST": _inst,
+    "OBJ": _obj,
+    "NEWOBJ": _newobj,
+    "NEWOBJ_EX": _newobj_ex,
+    "PROTO": _proto,
+    "STOP": _stop,
+    "FRAME": _frame,
+    "PERSID": _persid,
+    "BINPERSID": lambda m, _: m.push(m.persistent(m.pop())),
+}
+
+
+def measure(value: Any, limits: Limits, where: int | None) -> None:
+    """Walk ``value`` as spec/canonical.md writes it (shared mutable values once, immutable ones at every
+    occurrence) and reject it (``limit-exceeded``) if it nests deeper than ``limits.max_depth`` or needs
+    more than ``limits.max_nodes`` nodes (spec/pickle.md#pickle-limits)."""
+    seen: set[int] = set()
+    keep: list[Any] = []  # keeps visited objects alive so ids stay unique
+    nodes = 0
+    todo = [(value, 1)]
+    while todo:
+        v, depth = todo.pop()
+        nodes += 1
+        if nodes > limits.max_nodes:
+            raise FormatError("limit-exceeded", where, f"the value needs more than {limits.max_nodes} nodes")
+        if depth > limits.max_depth:
+            raise FormatError("limit-exceeded", where, f"values nest deeper than {limits.max_depth}")
+        if isinstance(v, _SHAREABLE):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            keep.append(v)
+        todo.extend((c, depth + 1) for c in _Describer._children(v))

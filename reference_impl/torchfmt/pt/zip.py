@@ -1,0 +1,153 @@
+"""The zip ``.pt`` format of ``torch.save`` (torch >= 1.6; spec/pt-zip.md).
+
+``<root>/data.pkl`` is the object pickle; each storage it names by persistent id
+``('storage', type, key, location, numel)`` is the record ``<root>/data/<key>``, read as a zero-copy view
+of the file.  ``byteorder`` (absent: little) says how storage elements are stored, ``version`` which
+format revision wrote the archive.  An archive with ``constants.pkl`` or ``code/`` records is TorchScript
+(spec/torchscript.md#torchscript-detect).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import FormatError
+from ..model import Document, Storage
+from ..pickle.globals import storage_dtype
+from ..pickle.machine import DEFAULT_SCOPES, Machine
+from .ziparchive import Member, read_members
+
+#: ``version`` values torch 2.13 reads (caffe2/serialize/versions.h: kMin/kMaxSupportedFileFormatVersion).
+MIN_VERSION, MAX_VERSION = 1, 10
+BYTE_ORDERS = ("little", "big")
+_DECIMAL = re.compile(rb"[0-9]{1,20}\n?")
+
+
+def read_zip(buf: Any, *, inert: bool = False) -> Document:
+    """Read a zip ``.pt`` file (or a TorchScript archive) held in ``buf``."""
+    buf = buf if isinstance(buf, memoryview) else memoryview(buf)
+    root, members = read_members(buf)
+    if "constants.pkl" in members or any(name.startswith("code/") for name in members):
+        from .torchscript import read_torchscript
+
+        return read_torchscript(buf, root, members, inert=inert)
+    archive = Archive.open(buf, root, members)
+    obj = archive.unpickle("data.pkl", "data/", inert=inert)
+    return Document("pt-zip", [obj], extra=archive.info())
+
+
+@dataclass
+class Archive:
+    """A validated ``.pt`` zip archive and its metadata records (spec/pt-zip.md#pt-zip-records)."""
+
+    buf: memoryview
+    root: str
+    members: dict[str, Member]
+    version: int
+    byte_order: str
+    format_version: int | None
+    storage_alignment: int | None
+
+    @classmethod
+    def open(cls, buf: memoryview, root: str, members: dict[str, Member]) -> Archive:
+        def record(name: str) -> bytes | None:
+            m = members.get(name)
+            return None if m is None else bytes(m.data(buf))
+
+        version_name = ".data/version" if ".data/version" in members else "version"
+        raw = record(version_name)
+        if raw is None:
+            raise FormatError("bad-container", None, "the archive has no version record")
+        version = _decimal(raw, version_name, members)
+        if not MIN_VERSION <= version <= MAX_VERSION:
+            raise FormatError("bad-magic", members[version_name].offset,
+                              f"format version {version} (readers know {MIN_VERSION}-{MAX_VERSION})")
+        order = record("byteorder")
+        if order is not None and order.decode("latin-1") not in BYTE_ORDERS:
+            raise FormatError("bad-value", members["byteorder"].offset, f"byteorder record {order[:20]!r}")
+        fmt, align = record(".format_version"), record(".storage_alignment")
+        alignment = None if align is None else _decimal(align, ".storage_alignment", members)
+        if alignment == 0:
+            raise FormatError("bad-value", members[".storage_alignment"].offset, "storage alignment 0")
+        return cls(buf, root, members, version, "little" if order is None else order.decode(),
+                   None if fmt is None else _decimal(fmt, ".format_version", members), alignment)
+
+    def unpickle(self, name: str, prefix: str, *, inert: bool, scopes: frozenset[str] = DEFAULT_SCOPES,
+                 opaque_modules: tuple[str, ...] = ()) -> Any:
+        """Run the pickle record ``name``; its storages are the records ``prefix + key``."""
+        m = self.members.get(name)
+        if m is None:
+            raise FormatError("bad-container", None, f"the archive has no {name} record")
+        m.data(self.buf)  # declines a compressed pickle
+        machine = Machine(self.buf, persistent_load=StorageRecords(self, prefix), inert=inert,
+                          scopes=scopes, opaque_modules=opaque_modules)
+        return machine.load_exact(m.offset, m.offset + m.size)
+
+    def info(self) -> dict[str, Any]:
+        """What the archive says about itself (kept in :attr:`Document.extra`)."""
+        return {"root": self.root, "version": self.version, "byteorder": self.byte_order,
+                "format_version": self.format_version, "storage_alignment": self.storage_alignment}
+
+
+def _decimal(raw: bytes, name: str, members: dict[str, Member]) -> int:
+    if not _DECIMAL.fullmatch(raw):
+        raise FormatError("bad-value", members[name].offset, f"{name} record {raw[:20]!r} is not a decimal")
+    return int(raw)
+
+
+class StorageRecords:
+    """``persistent_load`` of a zip archive (spec/pt-zip.md#pt-zip-storage-records): one
+    :class:`~torchfmt.model.Storage` per key, a zero-copy view of its record."""
+
+    def __init__(self, archive: Archive, prefix: str) -> None:
+        self.archive = archive
+        self.prefix = prefix
+        self.loaded: dict[str, tuple[tuple[Any, ...], Storage]] = {}
+
+    def __call__(self, pid: Any, offset: int) -> Storage:
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
+            raise FormatError("bad-reference", offset,
+                              "a persistent id must be ('storage', type, key, location, numel)")
+        _, stype, key, location, numel = pid
+        dtype = storage_dtype(stype)
+        if dtype is None:
+            raise FormatError("bad-reference", offset, f"persistent id names {stype!r}, not a storage type")
+        if type(key) not in (str, int) or type(numel) is not int:
+            raise FormatError("bad-reference", offset, "persistent id key must be str, numel an int")
+        location = decode_location(location, offset)
+        key = str(key)
+        signature = (dtype, location, numel)
+        if key in self.loaded:
+            first, storage = self.loaded[key]
+            if first != signature:
+                raise FormatError("bad-reference", offset, f"storage {key!r} named twice with different "
+                                                           f"type, location or size")
+            return storage
+        if numel < 0:
+            raise FormatError("bad-length", offset, f"storage {key!r} has {numel} elements")
+        record = self.archive.members.get(self.prefix + key)
+        if record is None:
+            raise FormatError("bad-reference", offset, f"no record {self.prefix + key!r} for storage {key!r}")
+        if record.size != numel * dtype.itemsize:
+            raise FormatError("bad-length", record.offset,
+                              f"record {self.prefix + key!r} holds {record.size} bytes, "
+                              f"not {numel} x {dtype.itemsize}")
+        storage = Storage(dtype, numel, device=location,
+                          buffer=record.data(self.archive.buf),
+                          byte_order=self.archive.byte_order, key=key)
+        self.loaded[key] = (signature, storage)
+        return storage
+
+
+def decode_location(location: Any, offset: int) -> str:
+    """A storage location string (``cpu``, ``cuda:0``; bytes in Python 2 pickles are ASCII)."""
+    if isinstance(location, bytes):
+        try:
+            location = location.decode("ascii")
+        except UnicodeDecodeError:
+            location = None
+    if not isinstance(location, str) or not location:
+        raise FormatError("bad-value", offset, f"storage location {location!r} is not a device string")
+    return location

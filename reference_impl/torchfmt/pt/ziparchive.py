@@ -1,0 +1,231 @@
+"""The zip container of ``.pt`` files, parsed from its end (spec/pt-zip.md#pt-zip-container).
+
+Only what torch's writers make is accepted: one disk, no encryption, names that are keys (never paths)
+under one root folder, central and local headers that agree, members that neither overlap nor reach into
+the central directory.  Records a reader reads must be stored (method 0) and are zero-copy slices of the
+file; TorchScript's ``code/`` records, which are deflated, are only listed.
+CRC-32 values are not checked: torch itself does not check them, and checking would read every storage.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ..errors import FormatError, Unsupported
+
+EOCD_SIG = b"PK\x05\x06"
+ZIP64_LOCATOR_SIG = b"PK\x06\x07"
+ZIP64_EOCD_SIG = b"PK\x06\x06"
+CENTRAL_SIG = b"PK\x01\x02"
+LOCAL_SIG = b"PK\x03\x04"
+
+_EOCD = struct.Struct("<4s4H2LH")  # sig, disk, cd disk, entries here, entries, cd size, cd offset, comment
+_LOCATOR = struct.Struct("<4sLQL")  # sig, disk of zip64 eocd, its offset, total disks
+_ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")  # sig, size, made by, needed, disk, cd disk, here, total,
+#                                             directory size, directory offset
+_CENTRAL = struct.Struct("<4s6H3L5H2L")
+_LOCAL = struct.Struct("<4s5H3L2H")
+
+FLAG_ENCRYPTED = 0x0001
+FLAG_DATA_DESCRIPTOR = 0x0008
+FLAG_STRONG_ENCRYPTION = 0x0040
+FLAG_UTF8 = 0x0800
+ZIP64_EXTRA_ID = 0x0001
+MAX_COMMENT = 0xFFFF
+
+
+@dataclass(frozen=True)
+class Member:
+    """One archive member: its name (relative to the root folder), data offset, size (uncompressed),
+    compression method and stored size."""
+
+    name: str
+    offset: int
+    size: int
+    header_offset: int
+    method: int = 0
+    stored_size: int = 0
+
+    def data(self, buf: memoryview) -> memoryview:
+        """The member's bytes, a view of ``buf``; a compressed member is declined."""
+        if self.method != 0:
+            raise Unsupported(f"zip compression method {self.method} (record {self.name!r})")
+        return buf[self.offset:self.offset + self.size]
+
+
+def _fail(offset: int | None, message: str) -> FormatError:
+    return FormatError("bad-container", offset, message)
+
+
+def _unpack(s: struct.Struct, buf: memoryview, offset: int, what: str) -> tuple[int | bytes, ...]:
+    if offset < 0 or offset + s.size > len(buf):
+        raise FormatError("truncated", offset, f"{what} reaches past the end of the file")
+    return s.unpack_from(buf, offset)
+
+
+def _find_eocd(buf: memoryview) -> int:
+    """The end-of-central-directory record: it and its comment end exactly at the end of the file."""
+    lo = max(0, len(buf) - _EOCD.size - MAX_COMMENT)
+    tail = bytes(buf[lo:])
+    i = tail.rfind(EOCD_SIG)
+    while i >= 0:
+        at = lo + i
+        if at + _EOCD.size <= len(buf):
+            comment = struct.unpack_from("<H", buf, at + 20)[0]
+            if at + _EOCD.size + comment == len(buf):
+                return at
+        i = tail.rfind(EOCD_SIG, 0, i)
+    raise FormatError("truncated", len(buf), "no end-of-central-directory record at the end of the file")
+
+
+def _directory(buf: memoryview) -> tuple[int, int, int, int]:
+    """(entries, directory offset, directory size, where the directory must end) from the EOCD records."""
+    eocd = _find_eocd(buf)
+    _, disk, cd_disk, here, total, cd_size, cd_offset, _ = _unpack(_EOCD, buf, eocd, "EOCD")
+    limit = eocd
+    loc = eocd - _LOCATOR.size
+    if loc >= 0 and bytes(buf[loc:loc + 4]) == ZIP64_LOCATOR_SIG:
+        _, z_disk, z_offset, disks = _unpack(_LOCATOR, buf, loc, "zip64 locator")
+        if z_disk != 0 or disks != 1:
+            raise Unsupported("multi-disk zip archive")
+        if z_offset + _ZIP64_EOCD.size > loc:
+            raise FormatError("out-of-bounds", loc, "zip64 end record is not before its locator")
+        sig, _, _, _, disk64, cd_disk64, here64, total64, size64, offset64 = _unpack(
+            _ZIP64_EOCD, buf, z_offset, "zip64 end record")
+        if sig != ZIP64_EOCD_SIG:
+            raise _fail(z_offset, "the zip64 locator does not point at a zip64 end record")
+        pairs = (("disk", disk, disk64, 0xFFFF), ("cd disk", cd_disk, cd_disk64, 0xFFFF),
+                 ("entries", total, total64, 0xFFFF), ("entries here", here, here64, 0xFFFF),
+                 ("directory size", cd_size, size64, 0xFFFFFFFF),
+                 ("directory offset", cd_offset, offset64, 0xFFFFFFFF))
+        for name, small, big, sentinel in pairs:
+            if small not in (sentinel, big):
+                raise _fail(eocd, f"EOCD {name} {small} disagrees with zip64 {big}")
+        disk, cd_disk, here, total, cd_size, cd_offset = disk64, cd_disk64, here64, total64, size64, offset64
+        limit = z_offset
+    if disk != 0 or cd_disk != 0:
+        raise Unsupported("multi-disk zip archive")
+    if here != total:
+        raise _fail(eocd, f"{here} entries on this disk but {total} in all")
+    if cd_offset + cd_size > limit:
+        raise FormatError("out-of-bounds", eocd, "the central directory reaches past its end records")
+    return total, cd_offset, cd_size, limit
+
+
+def _zip64_extra(extra: bytes, values: list[int], at: int) -> list[int]:
+    """Replace 0xFFFFFFFF sizes/offset by the zip64 extra field's values (in order usize, csize, offset)."""
+    i = 0
+    while i + 4 <= len(extra):
+        hid, hlen = struct.unpack_from("<2H", extra, i)
+        if hid == ZIP64_EXTRA_ID:
+            body, j, out = extra[i + 4:i + 4 + hlen], 0, list(values)
+            for k, v in enumerate(values):
+                if v == 0xFFFFFFFF:
+                    if j + 8 > len(body):
+                        raise _fail(at, "zip64 extra field too short")
+                    out[k] = struct.unpack_from("<Q", body, j)[0]
+                    j += 8
+            return out
+        i += 4 + hlen
+    if 0xFFFFFFFF in values:
+        raise _fail(at, "a 0xFFFFFFFF size or offset without a zip64 extra field")
+    return values
+
+
+def _name(raw: bytes, flags: int, at: int) -> str:
+    """A member name as a key (spec/pt-zip.md#pt-zip-container): never absolute, no ``..``, no
+    backslash or NUL, no empty components."""
+    try:
+        name = raw.decode("utf-8" if flags & FLAG_UTF8 else "cp437")
+    except UnicodeDecodeError:
+        raise _fail(at, f"member name {raw!r} is not valid UTF-8") from None
+    parts = name.rstrip("/").split("/")
+    bad_part = any(p in ("", ".", "..") for p in parts)
+    if not name or name.startswith("/") or "\\" in name or "\0" in name or bad_part:
+        raise _fail(at, f"member name {name!r} is not a plain relative key")
+    return name
+
+
+def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
+    """Parse and validate the archive: (root folder name, members by name relative to the root)."""
+    total, cd_offset, cd_size, _ = _directory(buf)
+    pos, cd_end = cd_offset, cd_offset + cd_size
+    found: list[tuple[str, int, int, int, int, int]] = []  # name, header, size, stored size, method, flags
+    names: set[str] = set()
+    for _ in range(total):
+        if pos + _CENTRAL.size > cd_end:
+            raise _fail(pos, "central directory shorter than its entry count")
+        (sig, _, _, flags, method, _, _, _, csize, usize, nlen, xlen, clen, disk, _, _,
+         header) = _CENTRAL.unpack_from(buf, pos)
+        if sig != CENTRAL_SIG:
+            raise _fail(pos, "bad central directory entry signature")
+        if pos + _CENTRAL.size + nlen + xlen + clen > cd_end:
+            raise _fail(pos, "central directory entry reaches past the directory")
+        raw = bytes(buf[pos + 46:pos + 46 + nlen])
+        extra = bytes(buf[pos + 46 + nlen:pos + 46 + nlen + xlen])
+        usize, csize, header = _zip64_extra(extra, [usize, csize, header], pos)
+        name = _name(raw, flags, pos)
+        if flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION):
+            raise _fail(pos, f"member {name!r} is encrypted")
+        if method == 0 and csize != usize:
+            raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
+        if disk not in (0, 0xFFFF):
+            raise Unsupported("multi-disk zip archive")
+        if name in names:
+            raise _fail(pos, f"duplicate member name {name!r}")
+        names.add(name)
+        found.append((name, header, usize, csize, method, flags))
+        pos += _CENTRAL.size + nlen + xlen + clen
+    if pos != cd_end:
+        raise _fail(pos, f"{cd_end - pos} bytes of central directory after the last entry")
+    members = [_local(buf, *entry, cd_offset) for entry in found]
+    _check_overlaps(members)
+    return _rooted(members)
+
+
+def _local(buf: memoryview, name: str, header: int, size: int, csize: int, method: int, flags: int,
+           cd_offset: int) -> Member:
+    """Check a local header against its central entry; the member's data range."""
+    local = _unpack(_LOCAL, buf, header, "local header")
+    sig, _, lflags, lmethod, _, _, _, lcsize, lusize, nlen, xlen = local
+    if sig != LOCAL_SIG:
+        raise _fail(header, f"no local header for {name!r} where the central directory points")
+    if header + _LOCAL.size + nlen + xlen > cd_offset:
+        raise FormatError("out-of-bounds", header, f"local header of {name!r} reaches the central directory")
+    lname = _name(bytes(buf[header + 30:header + 30 + nlen]), lflags, header)
+    if lname != name or lmethod != method or (lflags ^ flags) & (FLAG_ENCRYPTED | FLAG_DATA_DESCRIPTOR):
+        raise _fail(header, f"local header of {name!r} disagrees with the central directory")
+    if not lflags & FLAG_DATA_DESCRIPTOR:
+        lextra = bytes(buf[header + 30 + nlen:header + 30 + nlen + xlen])
+        if _zip64_extra(lextra, [lusize, lcsize], header) != [size, csize]:
+            raise _fail(header, f"local sizes of {name!r} disagree with the central directory")
+    data = header + _LOCAL.size + nlen + xlen
+    if data + csize > cd_offset:
+        raise FormatError("out-of-bounds", header, f"data of {name!r} reaches the central directory")
+    return Member(name, data, size, header, method, csize)
+
+
+def _check_overlaps(members: list[Member]) -> None:
+    ordered = sorted(members, key=lambda m: m.header_offset)
+    for a, b in zip(ordered, ordered[1:], strict=False):
+        if a.offset + a.stored_size > b.header_offset:
+            raise _fail(b.header_offset, f"members {a.name!r} and {b.name!r} overlap")
+
+
+def _rooted(members: list[Member]) -> tuple[str, dict[str, Member]]:
+    """Every member lies under one root folder, whatever its name (spec/pt-zip.md#pt-zip-root-name)."""
+    files = [m for m in members if not m.name.endswith("/")]
+    if not files:
+        raise _fail(None, "the archive holds no records")
+    root = files[0].name.split("/", 1)[0]
+    out: dict[str, Member] = {}
+    for m in members:
+        head, _, rest = m.name.partition("/")
+        if head != root or not rest and not m.name.endswith("/"):
+            raise _fail(m.header_offset, f"member {m.name!r} is not under the root folder {root + '/'!r}")
+        if rest and not m.name.endswith("/"):
+            out[rest] = Member(rest, m.offset, m.size, m.header_offset, m.method, m.stored_size)
+        elif m.size:
+            raise _fail(m.header_offset, f"directory entry {m.name!r} has data")
+    return root, out
