@@ -86,6 +86,7 @@ types:
             opcode::binunicode8: unicode_u8
   decimal_line:
     doc: A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: value
         type: str
@@ -93,6 +94,7 @@ types:
         terminator: 10
   text_line:
     doc: A newline-terminated line of UTF-8 text (PERSID's persistent id).
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: value
         type: str
@@ -102,6 +104,7 @@ types:
     doc: |
       A newline-terminated line kept as bytes: STRING's Python repr literal or UNICODE's
       raw-unicode-escape text, whose unescaping is left to the reader.
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: value
         terminator: 10
@@ -119,6 +122,7 @@ types:
         terminator: 10
   bytes_u1:
     doc: Bytes with a 1-byte length (SHORT_BINSTRING, SHORT_BINBYTES, LONG1).
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: len
         type: u1
@@ -126,6 +130,7 @@ types:
         size: len
   bytes_s4:
     doc: Bytes with a signed 4-byte length (BINSTRING, LONG4); a negative length is malformed.
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: len
         type: s4
@@ -135,6 +140,7 @@ types:
         size: len
   bytes_u4:
     doc: Bytes with an unsigned 4-byte length (BINBYTES).
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: len
         type: u4
@@ -142,6 +148,7 @@ types:
         size: len
   bytes_u8:
     doc: Bytes with an 8-byte length (BINBYTES8, BYTEARRAY8).
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: len
         type: u8
@@ -149,6 +156,7 @@ types:
         size: len
   unicode_u1:
     doc: UTF-8 text with a 1-byte length (SHORT_BINUNICODE).
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: len
         type: u1
@@ -158,6 +166,7 @@ types:
         size: len
   unicode_u4:
     doc: UTF-8 text with a 4-byte length (BINUNICODE).
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: len
         type: u4
@@ -167,6 +176,7 @@ types:
         size: len
   unicode_u8:
     doc: UTF-8 text with an 8-byte length (BINUNICODE8).
+    doc-ref: spec/pickle.md#pickle-opcodes
     seq:
       - id: len
         type: u8

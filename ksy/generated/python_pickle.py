@@ -126,7 +126,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class BytesS4(KaitaiStruct):
-        """Bytes with a signed 4-byte length (BINSTRING, LONG4); a negative length is malformed."""
+        """Bytes with a signed 4-byte length (BINSTRING, LONG4); a negative length is malformed.
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.BytesS4, self).__init__(_io)
             self._parent = _parent
@@ -145,7 +149,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class BytesU1(KaitaiStruct):
-        """Bytes with a 1-byte length (SHORT_BINSTRING, SHORT_BINBYTES, LONG1)."""
+        """Bytes with a 1-byte length (SHORT_BINSTRING, SHORT_BINBYTES, LONG1).
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.BytesU1, self).__init__(_io)
             self._parent = _parent
@@ -162,7 +170,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class BytesU4(KaitaiStruct):
-        """Bytes with an unsigned 4-byte length (BINBYTES)."""
+        """Bytes with an unsigned 4-byte length (BINBYTES).
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.BytesU4, self).__init__(_io)
             self._parent = _parent
@@ -179,7 +191,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class BytesU8(KaitaiStruct):
-        """Bytes with an 8-byte length (BINBYTES8, BYTEARRAY8)."""
+        """Bytes with an 8-byte length (BINBYTES8, BYTEARRAY8).
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.BytesU8, self).__init__(_io)
             self._parent = _parent
@@ -196,7 +212,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class DecimalLine(KaitaiStruct):
-        """A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline."""
+        """A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.DecimalLine, self).__init__(_io)
             self._parent = _parent
@@ -450,6 +470,9 @@ class PythonPickle(KaitaiStruct):
     class RawLine(KaitaiStruct):
         """A newline-terminated line kept as bytes: STRING's Python repr literal or UNICODE's
         raw-unicode-escape text, whose unescaping is left to the reader.
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.RawLine, self).__init__(_io)
@@ -466,7 +489,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class TextLine(KaitaiStruct):
-        """A newline-terminated line of UTF-8 text (PERSID's persistent id)."""
+        """A newline-terminated line of UTF-8 text (PERSID's persistent id).
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.TextLine, self).__init__(_io)
             self._parent = _parent
@@ -482,7 +509,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class UnicodeU1(KaitaiStruct):
-        """UTF-8 text with a 1-byte length (SHORT_BINUNICODE)."""
+        """UTF-8 text with a 1-byte length (SHORT_BINUNICODE).
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.UnicodeU1, self).__init__(_io)
             self._parent = _parent
@@ -499,7 +530,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class UnicodeU4(KaitaiStruct):
-        """UTF-8 text with a 4-byte length (BINUNICODE)."""
+        """UTF-8 text with a 4-byte length (BINUNICODE).
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.UnicodeU4, self).__init__(_io)
             self._parent = _parent
@@ -516,7 +551,11 @@ class PythonPickle(KaitaiStruct):
 
 
     class UnicodeU8(KaitaiStruct):
-        """UTF-8 text with an 8-byte length (BINUNICODE8)."""
+        """UTF-8 text with an 8-byte length (BINUNICODE8).
+        
+        .. seealso::
+           spec/pickle.md#pickle-opcodes
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.UnicodeU8, self).__init__(_io)
             self._parent = _parent
