@@ -26,44 +26,49 @@ __all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "de
            "open_document", "read_bytes"]
 
 
-def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None) -> Document:
-    """Read a whole file held in ``buf`` (spec/canonical.md#canonical-detect)."""
+def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None, *,
+               inert: bool = False) -> Document:
+    """Read a whole file held in ``buf`` (spec/canonical.md#canonical-detect).  ``inert`` keeps pickle
+    globals outside the allowlist as opaque records instead of rejecting them
+    (spec/canonical.md#canonical-inert)."""
     kind = detect(buf)
     if kind == "zip":
         from .pt.zip import read_zip
 
-        return read_zip(buf)
+        return read_zip(buf, inert=inert)
     if kind == "pt-legacy":
         from .pt.legacy import read_legacy
 
-        return read_legacy(buf)
+        return read_legacy(buf, inert=inert)
     if kind == "pt-tar":
         from .pt.tar import read_tar
 
-        return read_tar(buf)
+        return read_tar(buf, inert=inert)
     from .t7.reader import read_t7
 
     return read_t7(buf, hints or Hints())
 
 
-def open_document(path: str | os.PathLike[str], hints: Hints | None = None) -> Document:
+def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
+                  inert: bool = False) -> Document:
     """Map the file at ``path`` and read it into a :class:`Document`."""
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size == 0:
             raise FormatError("truncated", 0, "empty file")
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    return read_bytes(memoryview(mm), hints)
+    return read_bytes(memoryview(mm), hints, inert=inert)
 
 
-def load(path: str | os.PathLike[str], hints: Hints | None = None) -> Any:
+def load(path: str | os.PathLike[str], hints: Hints | None = None, *, inert: bool = False) -> Any:
     """The file's first object, with tensors as :class:`~torchfmt.model.Tensor` (numpy-backed)."""
-    doc = open_document(path, hints)
+    doc = open_document(path, hints, inert=inert)
     if not doc.objects:
         raise FormatError("truncated", 0, "the file holds no object")
     return doc.objects[0]
 
 
-def describe(path: str | os.PathLike[str], hints: Hints | None = None) -> dict[str, Any]:
+def describe(path: str | os.PathLike[str], hints: Hints | None = None, *,
+             inert: bool = False) -> dict[str, Any]:
     """The canonical description of the file at ``path``."""
-    return describe_document(open_document(path, hints))
+    return describe_document(open_document(path, hints, inert=inert))

@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
     dump.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
     dump.add_argument("--indent", type=int, default=None, help="pretty-print with this indent")
+    dump.add_argument("--inert", action="store_true",
+                      help="keep pickle globals outside the allowlist as opaque objects (never called)")
     return p
 
 
@@ -34,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
                                       byte_order=args.byte_order)
     try:
-        desc = describe(args.path, hints)
+        desc = describe(args.path, hints, inert=args.inert)
     except FormatError as e:
         print(e.line(), file=sys.stderr)
         return 1
