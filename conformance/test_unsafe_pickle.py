@@ -1,0 +1,39 @@
+"""A pickle whose global would run code is rejected and nothing runs (spec/pickle.md#pickle-no-execution).
+
+Built at test time (never committed): a zip ``.pt`` and a legacy ``.pt`` whose object pickle is
+``os.system("touch <canary>")``.  The reader must exit 1 with ``unsafe-global`` and the canary files
+must not exist afterwards.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from generators.rejects import unsafe_global_files
+from harness.cases import Case
+from harness.runner import CANARY
+from harness.verdict import judge
+
+
+@pytest.mark.parametrize("fmt", ["pt-zip", "pt-legacy"])
+def test_unsafe_global_is_rejected_and_never_run(fmt: str, tmp_path: Path, suite) -> None:
+    canary = tmp_path / "canary"
+    command = f"touch {shlex.quote(str(canary))} {shlex.quote(str(CANARY))}"
+    files = unsafe_global_files(tmp_path, command)
+    case = Case(id=f"generated/unsafe-global-{fmt}", tier="generated", category="reject", format=fmt,
+                path=files[fmt], features=["adv-unsafe-global", "pickle-reduce"],
+                spec=["pickle.md#pickle-no-execution", "pickle.md#pickle-globals"],
+                errors=("unsafe-global",))
+    try:
+        run = suite.run(case.path, {})
+        verdict = judge(case, run, declined_fails=suite.reader.declined_fails)
+        suite.record(case, verdict, run)
+        ran = canary.exists() or CANARY.exists()
+    finally:
+        CANARY.unlink(missing_ok=True)
+    assert not ran, f"the reader ran os.system from the file: {run.summary()}"
+    if verdict.outcome == "declined":
+        pytest.skip(verdict.detail)
+    assert verdict.outcome == "pass", verdict.detail
