@@ -50,7 +50,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"internal-error: {type(e).__name__} (a reader bug: limits are checked before this)",
               file=sys.stderr)
         return 3
-    json.dump(desc, sys.stdout, indent=args.indent)
+    # A description nests about three JSON containers per level of the file's nesting (bounded by
+    # the readers' depth limits); the encoder recurses once per container.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        json.dump(desc, sys.stdout, indent=args.indent)
+    finally:
+        sys.setrecursionlimit(limit)
     sys.stdout.write("\n")
     return 0
 

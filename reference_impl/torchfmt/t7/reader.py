@@ -1,0 +1,448 @@
+"""The ``.t7`` object grammar, written once over an :class:`~torchfmt.t7.encodings.Encoding`
+(spec/t7.md).
+
+torch7's ``File:readObject`` is recursive; here every composite object (table, torch object, tensor,
+function) is a generator that *yields* to ask for its next sub-object, and one loop drives a stack of
+them, so nesting costs no Python recursion and is bounded by :data:`MAX_DEPTH`.  Nothing read is ever
+executed: function bytecode stays bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Generator
+from types import GeneratorType
+from typing import Any
+
+from ..errors import FormatError, Unsupported
+from ..model import Document, LuaFunction, LuaTable, Storage, Tensor, TorchObject
+from . import classes
+from .detection import sniff_byte_order, sniff_mode
+from .encodings import AsciiEncoding, BinaryEncoding, Encoding, Hints
+
+# -- the type codes (spec/t7.md#t7-type-codes) ------------------------------------------------------
+NIL = 0
+NUMBER = 1
+STRING = 2
+TABLE = 3
+TORCH = 4
+BOOLEAN = 5
+FUNCTION = 6
+LEGACY_RECUR_FUNCTION = 7
+RECUR_FUNCTION = 8
+
+#: Every type code, its name in torch7's File.lua, and whether it carries a reference index.
+TYPE_CODES: dict[int, tuple[str, bool]] = {
+    NIL: ("TYPE_NIL", False),
+    NUMBER: ("TYPE_NUMBER", False),
+    STRING: ("TYPE_STRING", False),
+    TABLE: ("TYPE_TABLE", True),
+    TORCH: ("TYPE_TORCH", True),
+    BOOLEAN: ("TYPE_BOOLEAN", False),
+    FUNCTION: ("TYPE_FUNCTION", False),
+    LEGACY_RECUR_FUNCTION: ("LEGACY_TYPE_RECUR_FUNCTION", True),
+    RECUR_FUNCTION: ("TYPE_RECUR_FUNCTION", True),
+}
+
+FUNCTION_KINDS = {FUNCTION: "function", LEGACY_RECUR_FUNCTION: "legacy_recursive",
+                  RECUR_FUNCTION: "recursive"}
+#: What a back-reference's type code says the indexed object is (spec/t7.md#t7-reference-index).
+REFERENCE_KINDS = {TABLE: "table", TORCH: "torch object", LEGACY_RECUR_FUNCTION: "function",
+                   RECUR_FUNCTION: "function"}
+
+# -- limits (spec/t7.md#t7-limits) -------------------------------------------------------------------
+#: Composite objects (tables, torch objects, functions) open at once.
+MAX_DEPTH = 1024
+#: Dimensions of a tensor.
+MAX_NDIM = 64
+#: A view may address more elements than its storage holds (stride 0, overlaps) up to this many.
+MAX_EXPANDED_ELEMENTS = 1 << 24
+
+
+class _Pending:
+    """The index of a tensor whose storage is still being read."""
+
+
+_PENDING = _Pending()
+# A sub-object request: None (any object) or the message for an object that must be a table.
+_Request = str | None
+_Reader = Generator[_Request, Any, Any]
+
+
+def lua_string(raw: bytes) -> str | bytes:
+    """A Lua string: ``str`` when its bytes are valid UTF-8, else ``bytes`` (spec/t7.md#t7-string)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _kind(obj: Any) -> str:
+    if isinstance(obj, LuaTable):
+        return "table"
+    if isinstance(obj, (TorchObject, Tensor, Storage, _Pending)):
+        return "torch object"
+    return "function"
+
+
+def _key_identity(key: Any, at: int) -> tuple[str, Any]:
+    """How Lua tells table keys apart; nil and NaN cannot be keys (spec/t7.md#t7-table)."""
+    if key is None:
+        raise FormatError("bad-value", at, "a table key is nil")
+    if isinstance(key, float):
+        if math.isnan(key):
+            raise FormatError("bad-value", at, "a table key is NaN")
+        return ("number", key + 0.0)  # -0.0 and 0.0 are one key
+    if isinstance(key, (str, bytes, bool)):
+        return (type(key).__name__, key)
+    return ("object", id(key))
+
+
+class ObjectReader:
+    """Reads the objects of one stream; the reference table spans the whole stream
+    (spec/t7.md#t7-stream)."""
+
+    def __init__(self, enc: Encoding, max_depth: int = MAX_DEPTH) -> None:
+        self.enc = enc
+        self.max_depth = max_depth
+        #: Index i holds the object whose reference index is i + 1.
+        self.objects: list[Any] = []
+
+    # -- the stream and the driver -----------------------------------------------------------------
+    def read_stream(self) -> list[Any]:
+        """Every top-level object until the end of the stream (spec/t7.md#t7-stream)."""
+        out = []
+        while not self.enc.at_end():
+            out.append(self.read_object())
+        if not out:
+            raise FormatError("truncated", self.enc.pos, "the stream holds no object")
+        return out
+
+    def read_object(self) -> Any:
+        """One object, driving the composite readers with an explicit stack."""
+        stack: list[_Reader] = []
+        value = self._begin(None)
+        while True:
+            if isinstance(value, GeneratorType):
+                if len(stack) >= self.max_depth:
+                    raise FormatError("limit-exceeded", self.enc.pos,
+                                      f"objects nest deeper than {self.max_depth}")
+                stack.append(value)
+                send = None
+            elif not stack:
+                return value
+            else:
+                send = value
+            try:
+                request = stack[-1].send(send)
+            except StopIteration as done:
+                stack.pop()
+                value = done.value
+                continue
+            value = self._begin(request)
+
+    def _begin(self, table_only: _Request) -> Any:
+        """Read a type code and either finish a simple value or return the generator that reads a
+        composite one.  ``table_only`` (a message) demands a table (spec/t7.md#t7-type-codes)."""
+        enc = self.enc
+        at = enc.pos
+        code = enc.read_int()
+        if code not in TYPE_CODES:
+            raise FormatError("bad-type-code", at, f"unknown type code {code}")
+        if table_only is not None and code != TABLE:
+            raise FormatError("bad-value", at, f"{table_only}, found type code {code}")
+        if code == NIL:
+            return None
+        if code == NUMBER:
+            return enc.read_double()
+        if code == STRING:
+            return lua_string(enc.read_chars(self._count("string length", 1)))
+        if code == BOOLEAN:
+            flag = enc.read_int()
+            if flag not in (0, 1):
+                raise FormatError("bad-value", at, f"boolean {flag} is neither 0 nor 1")
+            return flag == 1
+        if code == FUNCTION:
+            return self._function(code)
+        index_at = enc.pos
+        index = enc.read_int()
+        if 1 <= index <= len(self.objects):
+            return self._reference(code, index, index_at)
+        if index != len(self.objects) + 1:
+            raise FormatError("bad-reference", index_at,
+                              f"index {index} is neither a known object nor the next new one "
+                              f"({len(self.objects) + 1})")
+        if code == TABLE:
+            return self._table()
+        if code == TORCH:
+            return self._torch(at)
+        return self._function(code)
+
+    def _reference(self, code: int, index: int, at: int) -> Any:
+        """A back-reference (spec/t7.md#t7-reference-index)."""
+        obj = self.objects[index - 1]
+        if obj is _PENDING:
+            raise FormatError("bad-reference", at, f"index {index} names a tensor still being read")
+        if _kind(obj) != REFERENCE_KINDS[code]:
+            raise FormatError("bad-reference", at, f"type code {code} refers to index {index}, "
+                                                   f"a {_kind(obj)}, not a {REFERENCE_KINDS[code]}")
+        return obj
+
+    def _count(self, what: str, item_size: int) -> int:
+        """A count or length (an int), checked against the bytes left (spec/t7.md#t7-limits)."""
+        at = self.enc.pos
+        n = self.enc.read_int()
+        return self._check_count(n, what, item_size, at)
+
+    def _check_count(self, n: int, what: str, item_size: int, at: int) -> int:
+        if n < 0:
+            raise FormatError("bad-length", at, f"negative {what} {n}")
+        if n * item_size > self.enc.remaining():
+            raise FormatError("truncated", at, f"{what} {n} needs at least {n * item_size} bytes, "
+                                               f"{self.enc.remaining()} left")
+        return n
+
+    # -- tables (spec/t7.md#t7-table) ------------------------------------------------------------------
+    def _table(self) -> _Reader:
+        table = LuaTable()
+        self.objects.append(table)
+        n = self._count("table size", 2 * self.enc.min_object_size)
+        return self._pairs(table, n, "table")
+
+    def _pairs(self, table: LuaTable, n: int, what: str, tds: bool = False) -> _Reader:
+        seen: set[tuple[str, Any]] = set()
+        for _ in range(n):
+            key_at = self.enc.pos
+            key = yield None
+            value = yield None
+            ident = _key_identity(key, key_at)
+            if tds and ident[0] not in ("number", "str", "bytes"):
+                raise FormatError("bad-value", key_at, "a tds.Hash key is neither a string nor a number")
+            if ident in seen:
+                raise FormatError("bad-value", key_at, f"{what} key {_show(key)} appears twice")
+            seen.add(ident)
+            if value is not None:  # torch7 assigns t[k] = v: a nil value leaves no entry
+                table.items.append((key, value))
+        return table
+
+    # -- torch objects (spec/t7.md#t7-torch-object) ------------------------------------------------
+    def _torch(self, at: int) -> Any:
+        enc = self.enc
+        first_at = enc.pos
+        first = enc.read_chars(self._count("class header length", 1))
+        version = _version(first)
+        if version is None:
+            name_bytes, name_at = first, first_at  # written before versioning: the class name itself
+        else:
+            name_at = enc.pos
+            name_bytes = enc.read_chars(self._count("class name length", 1))
+        try:
+            name = name_bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError("bad-value", name_at, f"class name {name_bytes!r} is not UTF-8") from None
+        if not name:
+            raise FormatError("bad-value", name_at, "empty class name")
+        info = classes.lookup(name)
+        if info.kind == classes.TENSOR:
+            return self._tensor(info)
+        if info.kind == classes.STORAGE:
+            return self._storage(info)
+        if info.kind == classes.DECLINED:
+            raise Unsupported(f"t7 class {info.why}")
+        if info.kind == classes.TDS_HASH:
+            obj = TorchObject(name, version, LuaTable())
+            self.objects.append(obj)
+            n = self._long_count("tds.Hash size", 2 * enc.min_object_size)
+            return self._tds_hash(obj, n)
+        if info.kind == classes.TDS_VEC:
+            obj = TorchObject(name, version, [])
+            self.objects.append(obj)
+            n = self._long_count("tds.Vec size", enc.min_object_size)
+            return self._tds_vec(obj, n)
+        obj = TorchObject(name, version, None)
+        self.objects.append(obj)
+        return self._generic(obj)
+
+    def _long_count(self, what: str, item_size: int) -> int:
+        at = self.enc.pos
+        return self._check_count(self.enc.read_long(), what, item_size, at)
+
+    def _generic(self, obj: TorchObject) -> _Reader:
+        """Any other class: one table of fields (spec/t7.md#t7-custom-write)."""
+        obj.value = yield (f"the payload of torch class {obj.class_name} must be a table of fields "
+                           f"(a class with its own write() is not readable generically)")
+        return obj
+
+    def _tds_hash(self, obj: TorchObject, n: int) -> _Reader:
+        yield from self._pairs(obj.value, n, "tds.Hash", tds=True)
+        return obj
+
+    def _tds_vec(self, obj: TorchObject, n: int) -> _Reader:
+        for _ in range(n):
+            obj.value.append((yield None))
+        return obj
+
+    # -- tensors and storages (spec/t7.md#t7-tensor, #t7-storage) ---------------------------------
+    def _tensor(self, info: classes.ClassInfo) -> _Reader:
+        enc = self.enc
+        slot = len(self.objects)
+        self.objects.append(_PENDING)
+        ndim_at = enc.pos
+        ndim = enc.read_int()
+        if ndim < 0:
+            raise FormatError("bad-length", ndim_at, f"negative tensor dimension count {ndim}")
+        if ndim > MAX_NDIM:
+            raise FormatError("limit-exceeded", ndim_at, f"{ndim} dimensions (at most {MAX_NDIM})")
+        sizes_at = enc.pos
+        sizes = enc.read_longs(ndim)
+        strides = enc.read_longs(ndim)
+        offset_at = enc.pos
+        offset = enc.read_long() - 1  # the file holds the 1-based Lua offset
+        if any(s < 0 for s in sizes) or any(s < 0 for s in strides):
+            raise FormatError("bad-length", sizes_at, f"negative size or stride in {sizes} / {strides}")
+        if offset < 0:
+            raise FormatError("bad-length", offset_at, f"storage offset {offset + 1} is below 1")
+        return self._tensor_storage(info, slot, tuple(sizes), tuple(strides), offset, enc.pos)
+
+    def _tensor_storage(self, info: classes.ClassInfo, slot: int, sizes: tuple[int, ...],
+                        strides: tuple[int, ...], offset: int, at: int) -> _Reader:
+        storage = yield None
+        if storage is not None and not (isinstance(storage, Storage) and storage.dtype is info.dtype
+                                        and storage.device == info.device):
+            raise FormatError("bad-value", at, f"a {info.device} {info.dtype} tensor's storage is "
+                                               f"{type(storage).__name__}, not a matching storage")
+        _check_view(sizes, strides, offset, storage, at)
+        assert info.dtype is not None
+        tensor = Tensor(info.dtype, sizes, strides, offset, storage, device=info.device, lua=True)
+        self.objects[slot] = tensor
+        return tensor
+
+    def _storage(self, info: classes.ClassInfo) -> Storage:
+        at = self.enc.pos
+        n = self.enc.read_long()
+        if n < 0:
+            raise FormatError("bad-length", at, f"negative storage size {n}")
+        assert info.dtype is not None
+        storage = self.enc.read_storage(info.dtype, n, info.device)
+        self.objects.append(storage)
+        return storage
+
+    # -- functions (spec/t7.md#t7-function) --------------------------------------------------------
+    def _function(self, code: int) -> _Reader:
+        bytecode = self.enc.read_chars(self._count("bytecode length", 1))
+        func = LuaFunction(FUNCTION_KINDS[code], bytecode, [])
+        if code != FUNCTION:  # type 6 has no index and cannot be shared
+            self.objects.append(func)
+        return self._upvalues(func, code)
+
+    def _upvalues(self, func: LuaFunction, code: int) -> _Reader:
+        at = self.enc.pos
+        table = yield "a function's upvalues must be a table"
+        values = _sequence(table, at, "upvalue table")
+        if code == RECUR_FUNCTION and not all(isinstance(v, LuaTable) for v in values):
+            raise FormatError("bad-value", at, "a type 8 upvalue is not a {name, value} table")
+        func.upvalues.extend(values)
+        return func
+
+
+def _version(header: bytes) -> str | None:
+    """The text after ``V `` when ``header`` is a version string ``V <number>``, else ``None``
+    (spec/t7.md#t7-class-version)."""
+    if not header.startswith(b"V "):
+        return None
+    text = header[2:]
+    if not _is_lua_number(text):
+        return None
+    return text.decode("ascii")
+
+
+_LUA_NUMBER = re.compile(
+    rb"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
+    rb"[ \t\n\v\f\r]*")
+
+
+def _is_lua_number(text: bytes) -> bool:
+    """Whether Lua's ``tonumber`` accepts ``text`` (decimal or hexadecimal, surrounding spaces)."""
+    return _LUA_NUMBER.fullmatch(text) is not None
+
+
+def _sequence(table: LuaTable, at: int, what: str) -> list[Any]:
+    """The values of a table whose keys are exactly 1..n (spec/t7.md#t7-function)."""
+    by_key: dict[float, Any] = {}
+    for key, value in table.items:
+        if not (isinstance(key, float) and key.is_integer() and key >= 1):
+            raise FormatError("bad-value", at, f"{what} has the key {_show(key)}; expected 1..n")
+        by_key[key] = value
+    n = len(by_key)
+    if max(by_key, default=0.0) != n:
+        raise FormatError("bad-value", at, f"{what} keys are not 1..{n}")
+    return [by_key[float(i)] for i in range(1, n + 1)]
+
+
+def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
+                storage: Storage | None, at: int) -> None:
+    """A view's elements must lie inside its storage (spec/t7.md#t7-tensor-offset)."""
+    numel = math.prod(sizes) if sizes else 0
+    if numel == 0:
+        return
+    if storage is None:
+        raise FormatError("out-of-bounds", at, f"a tensor of {numel} elements has no storage")
+    last = offset + sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))
+    if last >= storage.numel:
+        raise FormatError("out-of-bounds", at, f"the view reaches element {last} of a storage of "
+                                               f"{storage.numel}")
+    if numel > max(storage.numel, MAX_EXPANDED_ELEMENTS):
+        raise FormatError("limit-exceeded", at, f"a view of {numel} elements over a storage of "
+                                                f"{storage.numel}")
+
+
+# -- the whole file (spec/t7.md#t7-detect) -----------------------------------------------------------
+def _read_with(enc: Encoding) -> list[Any]:
+    return ObjectReader(enc).read_stream()
+
+
+def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
+    """Read a whole ``.t7`` stream, detecting what ``hints`` leave open (spec/t7.md#t7-detect)."""
+    mv = memoryview(buf).cast("B") if not isinstance(buf, memoryview) or buf.format != "B" else buf
+    mode = hints.mode or sniff_mode(mv)
+    if mode == "ascii":
+        enc: Encoding = AsciiEncoding(mv)
+        return Document(enc.format, _read_with(enc), {"t7": enc.describe()})
+    byte_order = hints.byte_order or sniff_byte_order(mv) or "little"
+    sizes = [hints.long_size] if hints.long_size else [8, 4]
+    first = BinaryEncoding(mv, byte_order, sizes[0])
+    try:
+        objects = _read_with(first)
+    except FormatError as e:
+        if len(sizes) == 1 or not first.longs_read:
+            raise
+        return _retry_long4(mv, byte_order, e)
+    if len(sizes) == 1 or not first.longs_read:
+        return Document(first.format, objects, {"t7": first.describe()})
+    other = BinaryEncoding(mv, byte_order, 4)
+    try:
+        others = _read_with(other)
+    except FormatError:
+        return Document(first.format, objects, {"t7": first.describe()})
+    raise FormatError("ambiguous", None,
+                      f"the stream reads completely both with 8-byte longs ({len(objects)} objects) and "
+                      f"with 4-byte longs ({len(others)} objects); give the long size as a hint")
+
+
+def _retry_long4(mv: memoryview, byte_order: str, error8: FormatError) -> Document:
+    """The 8-byte reading failed: the 4-byte one is the answer if it succeeds; if both fail, the
+    error found further into the file is reported (spec/t7.md#t7-detect)."""
+    enc = BinaryEncoding(mv, byte_order, 4)
+    try:
+        objects = _read_with(enc)
+    except FormatError as error4:
+        far8 = -1 if error8.offset is None else error8.offset
+        far4 = -1 if error4.offset is None else error4.offset
+        raise (error4 if far4 > far8 else error8) from None
+    return Document(enc.format, objects, {"t7": enc.describe()})
