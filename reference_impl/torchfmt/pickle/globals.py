@@ -46,6 +46,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("any", lambda v: True, "any value"),
     Kind("int", lambda v: type(v) is int, "int"),
     Kind("bool", lambda v: type(v) is bool, "bool"),
+    Kind("number", lambda v: type(v) in (int, float), "int or float"),
     Kind("str", lambda v: type(v) is str, "str"),
     Kind("ints", rebuild.is_ints, "tuple or list of ints, or a torch.Size"),
     Kind("tuple", lambda v: type(v) is tuple, "tuple"),
@@ -182,7 +183,7 @@ def _bytearray(args: tuple[Any, ...], ctx: Call) -> bytearray:
 
 
 def _opaque(class_name: str) -> Handler:
-    """``torch.Size``/``torch.device``: kept as objects with their arguments (spec/canonical.md)."""
+    """``torch.Size``, ``torch.device``, ``complex``: objects with their arguments (spec/canonical.md)."""
     def make(args: tuple[Any, ...], ctx: Call) -> OpaqueObject:
         return OpaqueObject(class_name, list(args))
     return make
@@ -254,6 +255,8 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
     _callable("builtins.frozenset", "items: iterable?", _set(frozenset), "a frozenset"),
     _callable("builtins.bytearray", "source: bytes_or_str?, encoding: str?", _bytearray, "a bytearray"),
     _callable("_codecs.encode", "text: str, encoding: str", _encode, "bytes in protocols 0-2 (latin-1 only)"),
+    _callable("builtins.complex", "real: number?, imag: number?", _opaque("builtins.complex"),
+              "object builtins.complex(real, imag)"),
     # torch values that pickle by reduction
     _callable("torch.Size", "sizes: ints", _opaque("torch.Size"), "object torch.Size(sizes)"),
     _callable("torch.device", "type: str, index: int?", _opaque("torch.device"), "object torch.device(...)"),

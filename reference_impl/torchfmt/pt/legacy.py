@@ -48,12 +48,12 @@ def read_legacy(buf: Any, *, inert: bool = False) -> Document:
     return Document("pt-legacy", [obj], extra={"sys_info": sys_info})
 
 
-def check_sys_info(sys_info: Any, at: int) -> bool:
+def check_sys_info(sys_info: Any, at: int, protocol_version: int = PROTOCOL_VERSION) -> bool:
     """Validate ``sys_info`` (spec/pt-legacy.md#pt-legacy-sys-info); return its ``little_endian``."""
-    if not (isinstance(sys_info, dict) and sys_info.get("protocol_version") == PROTOCOL_VERSION
+    if not (isinstance(sys_info, dict) and sys_info.get("protocol_version") == protocol_version
             and type(sys_info.get("little_endian")) is bool and isinstance(sys_info.get("type_sizes"), dict)):
-        raise FormatError("bad-value", at, "sys_info must hold protocol_version 1001, little_endian and "
-                                           "type_sizes")
+        raise FormatError("bad-value", at, f"sys_info must hold protocol_version {protocol_version}, "
+                                           "little_endian and type_sizes")
     sizes = sys_info["type_sizes"]
     for name, allowed in TYPE_SIZES.items():
         if sizes.get(name) not in allowed:
