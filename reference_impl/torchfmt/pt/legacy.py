@@ -148,7 +148,7 @@ class LegacyStorages:
             if not little_endian:  # writers before 1.0 wrote the count in native (big-endian) order
                 counts.add(int.from_bytes(raw, "big"))
             if storage.numel not in counts:
-                raise FormatError("bad-length", pos, f"storage {key!r} holds {min(counts)} elements, its "
+                raise FormatError("bad-value", pos, f"storage {key!r} holds {min(counts)} elements, its "
                                                      f"persistent id says {storage.numel}")
             pos += 8
             nbytes = storage.numel * storage.dtype.itemsize

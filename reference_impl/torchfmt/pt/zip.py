@@ -131,7 +131,7 @@ class StorageRecords:
         if record is None:
             raise FormatError("bad-reference", offset, f"no record {self.prefix + key!r} for storage {key!r}")
         if record.size != numel * dtype.itemsize:
-            raise FormatError("bad-length", record.offset,
+            raise FormatError("bad-value", record.offset,
                               f"record {self.prefix + key!r} holds {record.size} bytes, "
                               f"not {numel} x {dtype.itemsize}")
         storage = Storage(dtype, numel, device=location,
