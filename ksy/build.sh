@@ -15,7 +15,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
-grammars=(python_pickle torch_t7 pytorch_zip pytorch_legacy pytorch_tar)
+grammars=(python_pickle torch_t7 torch_t7_ascii pytorch_zip pytorch_legacy pytorch_tar)
 
 mode=build
 case "${1:-}" in

@@ -170,3 +170,43 @@ def test_other_corpora_binary_files_parse(folder: str) -> None:
         objects = _parse(path, "le_long8")
         assert len(objects) == len(exp["objects"]), path.name
         _check_value(objects[0], exp["objects"][0])
+
+
+def _ascii_files() -> list[Path]:
+    out = []
+    for folder in (LUA_TORCH, CORPUS / "torchfile", CORPUS / "wild"):
+        for p in sorted(folder.glob("*.t7")) if folder.is_dir() else []:
+            exp = _expected(p)
+            if exp.get("format") == "t7-ascii" and "error" not in exp:
+                out.append(p)
+    return out
+
+
+def _tokens(array: Any) -> list[int]:
+    """The integers of a token_array (a field whose `if` is false is absent from the parsed object)."""
+    return [int(x) for x in [*getattr(array, "leading", []), getattr(array, "last", None)] if x is not None]
+
+
+@pytest.mark.parametrize("path", _ascii_files(), ids=lambda p: p.name)
+def test_ascii_files_parse(path: Path) -> None:
+    """ksy/torch_t7_ascii.ksy reads the ascii-mode files (spec/t7.md#t7-ascii) to what Lua Torch loaded."""
+    from torch_t7_ascii import TorchT7Ascii
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    exp = _expected(path)
+    objects = TorchT7Ascii.from_file(str(path)).objects
+    assert len(objects) == len(exp["objects"])
+    obj, want = objects[0], exp["objects"][0]
+    assert obj.type_code.name in CODE_FOR_TYPE[want["type"]]
+    if want["type"] == "torch_object":
+        assert obj.indexed.torch.class_name == want["class"]
+    if want["type"] == "tensor":
+        t = obj.indexed.torch.payload
+        assert _tokens(t.sizes) == want["shape"]
+        if want["shape"]:
+            assert _tokens(t.strides) == want["stride"]
+            assert t.storage_offset.value - 1 == want["storage_offset"]
+
+
+def test_lua_torch_ascii_files_are_covered() -> None:
+    assert len([p for p in _ascii_files() if p.parent == LUA_TORCH]) >= 15
