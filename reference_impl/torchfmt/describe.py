@@ -33,6 +33,9 @@ from .model import (
 DESCRIPTION_VERSION = 0
 #: Largest number of VALUE nodes a description may hold (spec/canonical.md#canonical-node-budget).
 NODE_BUDGET = 5_000_000
+#: Largest number of str code points plus bytes-value bytes a description may hold, counted at every
+#: occurrence (spec/canonical.md#canonical-node-budget): memoized strings cannot blow the output up.
+TEXT_BUDGET = 1 << 30
 _HASH_CHUNK = 1 << 26
 
 _SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Tensor, SparseTensor, OpaqueObject)
@@ -73,12 +76,14 @@ class _Describer:
         self.storage_ids: dict[int, str] = {}
         self.storages: dict[str, dict[str, Any]] = {}
         self.nodes = 0
+        self.text = 0
 
     # -- pass 1: count references -------------------------------------------------------------
     def count(self, value: Any) -> None:
         stack = [value]
         while stack:
             v = stack.pop()
+            self._tick()
             if isinstance(v, _SHAREABLE):
                 self.seen[id(v)] += 1
                 if self.seen[id(v)] > 1:
@@ -124,10 +129,12 @@ class _Describer:
             }
         return sid
 
-    def emit(self, v: Any) -> dict[str, Any]:
+    def _tick(self) -> None:
         self.nodes += 1
         if self.nodes > NODE_BUDGET:
             raise FormatError("limit-exceeded", None, f"description would exceed {NODE_BUDGET} nodes")
+
+    def emit(self, v: Any) -> dict[str, Any]:
         if isinstance(v, _SHAREABLE) and self.seen[id(v)] > 1:
             if id(v) in self.ids:
                 return {"type": "ref", "id": self.ids[id(v)]}
@@ -149,6 +156,11 @@ class _Describer:
             return {"type": "int", "value": str(v)}
         if isinstance(v, float):
             return {"type": "float", "value": format_float(v)}
+        if isinstance(v, (str, bytes, bytearray)):
+            self.text += len(v)
+            if self.text > TEXT_BUDGET:
+                raise FormatError("limit-exceeded", None,
+                                  f"description would exceed {TEXT_BUDGET} units of text")
         if isinstance(v, str):
             return {"type": "str", "value": v}
         if isinstance(v, (bytes, bytearray)):
@@ -232,6 +244,7 @@ def describe_document(doc: Document) -> dict[str, Any]:
     d = _Describer()
     for obj in doc.objects:
         d.count(obj)
+    d.nodes = 0  # both walks visit the same nodes: the count pass has checked the budget
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
