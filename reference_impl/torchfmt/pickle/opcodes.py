@@ -39,7 +39,9 @@ class ArgKind:
 
     def layout(self) -> str:
         """The layout in words, for the spec table."""
-        return f"{self.size} bytes" if self.size > 0 else _LENGTH_WORDS[self.size]
+        if self.size > 0:
+            return f"{self.size} byte" + ("s" if self.size > 1 else "")
+        return _LENGTH_WORDS[self.size]
 
 
 def _a(name: str, size: int, doc: str) -> ArgKind:
