@@ -255,6 +255,7 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
     _callable("builtins.frozenset", "items: iterable?", _set(frozenset), "a frozenset"),
     _callable("builtins.bytearray", "source: bytes_or_str?, encoding: str?", _bytearray, "a bytearray"),
     _callable("_codecs.encode", "text: str, encoding: str", _encode, "bytes in protocols 0-2 (latin-1 only)"),
+    _callable("builtins.bytes", "", lambda args, ctx: b"", "empty bytes in protocols 0-2"),
     _callable("builtins.complex", "real: number?, imag: number?", _opaque("builtins.complex"),
               "object builtins.complex(real, imag)"),
     # torch values that pickle by reduction

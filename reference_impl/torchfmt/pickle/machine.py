@@ -525,24 +525,51 @@ _OPS: dict[str, Callable[[Machine, Any], None]] = {
 }
 
 
+_Size = tuple[int, int] | None  # (nodes, depth) of a pure immutable value
+
+
 def measure(value: Any, limits: Limits, where: int | None) -> None:
     """Walk ``value`` as spec/canonical.md writes it (shared mutable values once, immutable ones at every
     occurrence) and reject it (``limit-exceeded``) if it nests deeper than ``limits.max_depth`` or needs
-    more than ``limits.max_nodes`` nodes (spec/pickle.md#pickle-limits)."""
+    more than ``limits.max_nodes`` nodes (spec/pickle.md#pickle-limits).  An immutable container with
+    nothing mutable inside is sized once and reused, so a tuple fetched from the memo again and again
+    costs one step per fetch, not its whole expansion."""
     seen: set[int] = set()
-    keep: list[Any] = []  # keeps visited objects alive so ids stay unique
+    pure: dict[int, _Size] = {}
     nodes = 0
     todo = [(value, 1)]
     while todo:
         v, depth = todo.pop()
-        nodes += 1
+        size = _pure_size(v, pure) if isinstance(v, (tuple, frozenset)) else None
+        nodes += 1 if size is None else size[0]
         if nodes > limits.max_nodes:
             raise FormatError("limit-exceeded", where, f"the value needs more than {limits.max_nodes} nodes")
-        if depth > limits.max_depth:
+        if depth + (0 if size is None else size[1] - 1) > limits.max_depth:
             raise FormatError("limit-exceeded", where, f"values nest deeper than {limits.max_depth}")
+        if size is not None:
+            continue
         if isinstance(v, _SHAREABLE):
             if id(v) in seen:
                 continue
             seen.add(id(v))
-            keep.append(v)
         todo.extend((c, depth + 1) for c in _Describer._children(v))
+
+
+def _pure_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> _Size:
+    """(nodes, depth) of an immutable container holding only scalars and such containers, else None."""
+    todo: list[tuple[Any, bool]] = [(v, False)]
+    while todo:
+        x, ready = todo.pop()
+        if id(x) in cache:
+            continue
+        inner = [c for c in x if isinstance(c, (tuple, frozenset))]
+        if not ready:
+            todo.append((x, True))
+            todo.extend((c, False) for c in inner if id(c) not in cache)
+        elif any(isinstance(c, _SHAREABLE) for c in x) or any(cache[id(c)] is None for c in inner):
+            cache[id(x)] = None
+        else:
+            sizes = [cache[id(c)] for c in inner]
+            cache[id(x)] = (1 + len(x) - len(inner) + sum(n for n, _ in sizes),
+                            1 + max([1] * (len(x) > len(inner)) + [d for _, d in sizes], default=0))
+    return cache[id(v)]
