@@ -24,7 +24,8 @@ def test_every_pickletools_opcode_is_in_the_table_with_the_same_facts() -> None:
         if op.arg is None:
             assert ours.arg is None, ours.name
         else:
-            assert ours.arg is not None and (ours.arg.name, ours.arg.size) == (op.arg.name, op.arg.n), ours.name
+            assert ours.arg is not None, ours.name
+            assert (ours.arg.name, ours.arg.size) == (op.arg.name, op.arg.n), ours.name
 
 
 def test_table_is_in_pickletools_order_and_codes_are_unique() -> None:
@@ -48,7 +49,8 @@ def test_only_buffer_and_extension_opcodes_are_refused() -> None:
 
 
 def test_spec_tables_are_generated_from_the_code() -> None:
-    spec = importlib.util.spec_from_file_location("pickle_tables", ROOT / "spec" / "tools" / "pickle_tables.py")
+    script = ROOT / "spec" / "tools" / "pickle_tables.py"
+    spec = importlib.util.spec_from_file_location("pickle_tables", script)
     assert spec is not None and spec.loader is not None
     tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tables)
