@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import readers  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
-from harness.runner import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
+from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
 from harness.verdict import Verdict  # noqa: E402
 
 
@@ -56,9 +56,9 @@ class Suite:
         self.futures: dict[str, Future[Run]] = {}
         self.results: list[dict[str, Any]] = []
 
-    def run(self, path: Path, hints: dict[str, Any]) -> Run:
+    def run(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
         return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
-                          memory_limit=self.memory_limit)
+                          memory_limit=self.memory_limit, canaries=canaries)
 
     def prefetch(self, cases: list[Case]) -> None:
         runnable = [c for c in cases if not c.problems and c.id not in self.futures]

@@ -27,7 +27,7 @@ def test_unsafe_global_is_rejected_and_never_run(fmt: str, tmp_path: Path, suite
                 spec=["pickle.md#pickle-no-execution", "pickle.md#pickle-globals"],
                 errors=("unsafe-global",))
     try:
-        run = suite.run(case.path, {})
+        run = suite.run(case.path, {}, canaries=(canary, CANARY))
         verdict = judge(case, run, declined_fails=suite.reader.declined_fails)
         suite.record(case, verdict, run)
         ran = canary.exists() or CANARY.exists()

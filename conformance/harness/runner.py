@@ -170,11 +170,12 @@ def check_output(run: Run) -> None:
 
 def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | None = None, *,
                time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
-               watch: Sequence[Path] = (), extra_env: Mapping[str, str] | None = None) -> Run:
+               watch: Sequence[Path] = (), extra_env: Mapping[str, str] | None = None,
+               canaries: Sequence[Path] = (CANARY,)) -> Run:
     """Run ``reader + [path]`` in a sandbox folder and check the contract.
 
     ``watch``: more folders that must be left untouched (the case folder is always watched, and so is
-    ``conformance/``).
+    ``conformance/``); ``canaries``: paths that must not appear during the run.
     """
     path = Path(path).resolve()
     parent = Path(tempfile.mkdtemp(prefix="torchfmt-run-"))
@@ -187,7 +188,7 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     env.update(hint_env(hints or {}))
     env.update(extra_env or {})
     command = [*reader, str(path)]
-    canary_before = CANARY.exists()
+    canaries_before = {c for c in canaries if c.exists()}
     before = snapshot(watched, skip=work)
     start = time.monotonic()
     timed_out = False
@@ -221,8 +222,9 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     changes = snapshot_changes(before, after)
     if changes:
         run.problems.append("side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
-    if CANARY.exists() and not canary_before:
-        run.problems.append(f"the canary {CANARY} was created: the reader ran code from the file")
+    for canary in canaries:
+        if canary.exists() and canary not in canaries_before:
+            run.problems.append(f"the canary {canary} was created: the reader ran code from the file")
     if run.problems:
         run.outcome = "broken"
     shutil.rmtree(parent, ignore_errors=True)

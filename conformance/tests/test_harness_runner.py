@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness.runner import CANARY, run_reader
+from harness.runner import run_reader
 
 
 @pytest.fixture
@@ -104,19 +104,18 @@ def test_side_effects_outside_the_temp_folder_are_caught(case_file: Path, tmp_pa
                                                          where: str) -> None:
     watched = tmp_path / "watched"
     watched.mkdir()
+    canary = tmp_path / "canary"  # not the shared CANARY: other sessions may be running the suite
     (watched / "keep").write_text("x")
     action = {
         "case-folder": f"open({str(case_file.parent / 'new')!r}, 'w').write('x')",
         "case-file": f"open({str(case_file)!r}, 'ab').write(b'x')",
         "parent": "open('../escaped', 'w').write('x')",
         "watched": f"open({str(watched / 'keep')!r}, 'a').write('more')",
-        "canary": f"open({str(CANARY)!r}, 'w').write('x')",
+        "canary": f"open({str(canary)!r}, 'w').write('x')",
         "delete": f"import os; os.remove({str(watched / 'keep')!r})",
     }[where]
-    try:
-        run = run_reader(fake(f"{action}; print({DESCRIPTION!r})"), case_file, watch=[watched])
-    finally:
-        CANARY.unlink(missing_ok=True)
+    run = run_reader(fake(f"{action}; print({DESCRIPTION!r})"), case_file, watch=[watched],
+                     canaries=[canary])
     assert run.outcome == "broken", run.summary()
     assert any("side effects" in p or "canary" in p for p in run.problems), run.problems
 
