@@ -78,12 +78,16 @@ class Tensor:
             return np.zeros(self.shape, dtype=self.dtype.numpy)
         base = self.storage.array()
         item = base.itemsize
+        # numpy's as_strided cannot rebuild ml_dtypes' float8 types: stride their bits, then view back
+        bits = base.view(f"u{item}") if base.dtype.type.__module__.startswith("ml_dtypes") else base
         view = np.lib.stride_tricks.as_strided(
-            base[self.storage_offset:],
+            bits[self.storage_offset:],
             shape=self.shape,
             strides=tuple(s * item for s in self.stride),
             writeable=False,
         )
+        if bits is not base:
+            view = view.view(base.dtype)
         if self.conj:
             view = np.conj(view)
         if self.neg:

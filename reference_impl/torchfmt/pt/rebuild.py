@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 METADATA_KEYS = ("conj", "neg")
 QSCHEMES = ("per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric",
             "per_channel_affine_float_qparams")
+#: Quantized dtypes that pack several elements into a byte (their storages count bytes); declined.
+PACKED_QUANTIZED = ("quint4x2", "quint2x4")
 LAYOUTS = ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
            "jagged")
 COMPRESSED_LAYOUTS = ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
@@ -213,6 +215,8 @@ def rebuild_qtensor(args: tuple[Any, ...], ctx: Call) -> QuantizedTensor:
     where = ctx.offset
     if not storage.dtype.quantized:
         raise FormatError("bad-value", where, f"a quantized tensor over a {storage.dtype.name} storage")
+    if storage.dtype.name in PACKED_QUANTIZED:
+        raise Unsupported(f"packed quantized dtype {storage.dtype.name}")
     dense = _dense(storage, offset, size, stride, requires_grad, where)
     fields = {f.name: getattr(dense, f.name) for f in dataclasses.fields(Tensor)}
     scheme = _qscheme(qparams[0] if qparams else None, where)

@@ -76,6 +76,8 @@ def _find_eocd(buf: memoryview) -> int:
             if at + _EOCD.size + comment == len(buf):
                 return at
         i = tail.rfind(EOCD_SIG, 0, i)
+    if EOCD_SIG in tail:
+        raise _fail(lo + tail.rfind(EOCD_SIG), "bytes after the end-of-central-directory record")
     raise FormatError("truncated", len(buf), "no end-of-central-directory record at the end of the file")
 
 
