@@ -1,0 +1,105 @@
+"""The spec's generated tables, rendered from the one place each fact lives.
+
+Each table sits in a spec file between two marker comments::
+
+    <!-- generated: NAME; source: ...; regenerate: python spec/tools/tables.py -->
+    | ... the table ... |
+    <!-- end generated: NAME -->
+
+``python spec/tools/tables.py`` rewrites every marked region named in :data:`GENERATORS` (regions of
+other names belong to other tools, e.g. ``spec/tools/pickle_tables.py``, and are left alone);
+``--check`` only reports stale regions (exit status 1).  The tests in
+``reference_impl/tests/test_spec_tables.py`` fail when a region differs from what its generator renders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from torchfmt.dtypes import DTYPES
+from torchfmt.errors import ERROR_CODES
+
+SPEC_DIR = Path(__file__).resolve().parents[1]
+
+_REGION = re.compile(
+    r"(?P<begin><!-- generated: (?P<name>[a-z0-9-]+);[^\n]*-->\n)(?P<body>.*?)"
+    r"(?P<end><!-- end generated: (?P=name) -->)",
+    re.DOTALL,
+)
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub-flavoured markdown table, one line per row, ending in a newline."""
+    def line(cells: Sequence[str]) -> str:
+        return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+    return "\n".join([line(header), line(["---"] * len(header)), *map(line, rows)]) + "\n"
+
+
+def _code(text: str | None) -> str:
+    return f"`{text}`" if text else ""
+
+
+def dtype_table() -> str:
+    """The dtype table of spec/tensors.md#tensors-dtype-table, from :data:`torchfmt.dtypes.DTYPES`."""
+    header = ("dtype", "width (bytes)", "swap unit (bytes)", "PyTorch storage class", "t7 class",
+              "quantized")
+    rows = [(_code(d.name), str(d.itemsize), str(d.swap_unit), _code(d.storage_class), _code(d.t7_class),
+             "yes" if d.quantized else "") for d in DTYPES]
+    return markdown_table(header, rows)
+
+
+def error_table() -> str:
+    """The closed set of error codes of spec/canonical.md#canonical-error-codes, from
+    :data:`torchfmt.errors.ERROR_CODES` (same names, same order)."""
+    rows = [(_code(code), meaning) for code, meaning in ERROR_CODES.items()]
+    return markdown_table(("code", "meaning"), rows)
+
+
+#: Region name -> the function that renders it.
+GENERATORS: dict[str, Callable[[], str]] = {
+    "dtype-table": dtype_table,
+    "error-codes": error_table,
+}
+
+
+def regions(text: str) -> dict[str, str]:
+    """The generated regions of a spec file's text: name -> current body."""
+    return {m["name"]: m["body"] for m in _REGION.finditer(text)}
+
+
+def render(text: str) -> str:
+    """``text`` with every generated region replaced by what its generator renders now."""
+    def fill(m: re.Match[str]) -> str:
+        gen = GENERATORS.get(m["name"])
+        return m[0] if gen is None else m["begin"] + gen() + m["end"]
+
+    return _REGION.sub(fill, text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="report stale regions, change nothing")
+    args = parser.parse_args(argv)
+    stale = []
+    for path in sorted(SPEC_DIR.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        if not set(regions(text)) & set(GENERATORS):
+            continue
+        new = render(text)
+        if new != text:
+            stale.append(path.name)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    verb = "stale" if args.check else "regenerated"
+    for name in stale:
+        print(f"{verb}: spec/{name}")
+    return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
