@@ -140,18 +140,18 @@ class LegacyStorages:
         if missing:
             raise FormatError("bad-reference", at, f"storage {missing[0]!r} is not in the key list")
         for key in keys:
-            storage = self.roots[key][1]
+            (dtype, _, numel), storage = self.roots[key]  # numel as named (a v3 tensor may retype bytes)
             if pos + 8 > len(buf):
                 raise FormatError("truncated", pos, f"storage {key!r} count reaches past the end")
             raw = bytes(buf[pos:pos + 8])
             counts = {int.from_bytes(raw, "little")}
             if not little_endian:  # writers before 1.0 wrote the count in native (big-endian) order
                 counts.add(int.from_bytes(raw, "big"))
-            if storage.numel not in counts:
+            if numel not in counts:
                 raise FormatError("bad-value", pos, f"storage {key!r} holds {min(counts)} elements, its "
-                                                     f"persistent id says {storage.numel}")
+                                                     f"persistent id says {numel}")
             pos += 8
-            nbytes = storage.numel * storage.dtype.itemsize
+            nbytes = numel * dtype.itemsize
             if pos + nbytes > len(buf):
                 raise FormatError("truncated", pos, f"storage {key!r} reaches past the end of the file")
             storage.buffer = buf[pos:pos + nbytes]
