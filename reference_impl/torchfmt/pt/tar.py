@@ -150,6 +150,13 @@ def _count(header: Machine, pos: int, end: int) -> tuple[int, int]:
     return n, pos
 
 
+def _record(header: Machine, pos: int, end: int) -> tuple[Any, int]:
+    """One record header pickle; the member ending first means the count promised too many."""
+    if pos >= end:
+        raise FormatError("truncated", pos, "the member ends before its last record")
+    return header.load(pos, end)
+
+
 def _read_storages(buf: memoryview, m: TarMember, header: Machine, objects: dict[int, Any],
                    little_endian: bool) -> None:
     """spec/pt-tar.md#pt-tar-storages."""
@@ -157,7 +164,7 @@ def _read_storages(buf: memoryview, m: TarMember, header: Machine, objects: dict
     n, pos = _count(header, m.offset, end)
     for _ in range(n):
         at = pos
-        record, pos = header.load(pos, end)
+        record, pos = _record(header, pos, end)
         if not (isinstance(record, tuple) and len(record) == 3 and type(record[0]) is int):
             raise FormatError("bad-pickle", at, "storage header must be (key, location, type)")
         key, location, stype = record
@@ -200,7 +207,7 @@ def _read_tensors(buf: memoryview, m: TarMember, header: Machine, objects: dict[
     n, pos = _count(header, m.offset, end)
     for _ in range(n):
         at = pos
-        record, pos = header.load(pos, end)
+        record, pos = _record(header, pos, end)
         if not (isinstance(record, tuple) and len(record) == 3 and type(record[0]) is int
                 and type(record[1]) is int):
             raise FormatError("bad-pickle", at, "tensor header must be (key, storage_key, type)")
