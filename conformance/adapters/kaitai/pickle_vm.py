@@ -1,0 +1,461 @@
+"""A stack machine over the opcodes python_pickle.ksy parses (spec/pickle.md): the grammar reads each
+opcode and its argument; this module gives them their meaning, without running anything.
+
+Globals are looked up in the allowlist spec/pickle.md holds (read by :mod:`.facts`); an allowed callable
+is applied by :mod:`.rebuild`, which builds the value torch's function would return from the arguments.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Callable
+from typing import Any
+
+from . import rebuild
+from .facts import Allowed, allowlist, opcodes
+from .failure import Decline, Reject
+from .values import Global, ODict, Opaque, Tensor
+
+MODULE_RENAMES = {"__builtin__": "builtins", "copy_reg": "copyreg", "torch.tensor": "torch._tensor"}
+MAX_MARKS = 1_000
+MAX_INT_BYTES = 1_024
+MAX_DIGITS = 2_560
+
+
+class _Mark:
+    """What MARK leaves on the metastack (never a value)."""
+
+
+PersistentLoad = Callable[[Any], Any]
+
+
+def _decimal(text: str, what: str) -> int:
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isdigit() or not body.isascii():
+        raise Reject("bad-value", f"{what} argument {text[:40]!r} is not a decimal")
+    if len(body) > MAX_DIGITS:
+        raise Reject("limit-exceeded", f"{what} argument of {len(body)} digits")
+    return int(text)
+
+
+def _utf8(raw: bytes, what: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Reject("bad-value", f"{what}: bytes that are not UTF-8") from None
+
+
+def _string_literal(raw: bytes) -> str:
+    """STRING's argument: a quoted Python 2 literal, unescaped, then UTF-8
+    (spec/pickle.md#pickle-protocols)."""
+    if len(raw) < 2 or raw[:1] != raw[-1:] or raw[:1] not in (b"'", b'"'):
+        raise Reject("bad-value", "STRING argument is not a quoted literal")
+    try:
+        body = codecs.escape_decode(raw[1:-1])[0]
+    except ValueError as e:
+        raise Reject("bad-value", f"STRING argument: {e}") from None
+    return _utf8(body, "STRING")
+
+
+class Machine:
+    """One pickle's machine; ``persistent_load`` gives persistent ids their meaning (None: a pickle in
+    which they mean nothing, spec/pickle.md#pickle-persistent-id)."""
+
+    def __init__(self, persistent_load: PersistentLoad | None = None, *,
+                 scopes: frozenset[str] = frozenset({"torch"}), opaque_modules: tuple[str, ...] = ()) -> None:
+        self.persistent_load = persistent_load
+        self.scopes = scopes
+        self.opaque_modules = opaque_modules
+        self.allowed = allowlist()
+        self.table = opcodes()
+
+    # -- the program ----------------------------------------------------------------------------------
+    def run(self, ops: list[Any], what: str) -> Any:
+        """The value of the opcodes ``ops`` (a parsed python_pickle), which end with STOP."""
+        self.what = what
+        self.stack: list[Any] = []
+        self.metastack: list[list[Any]] = []
+        self.memo: dict[int, Any] = {}
+        self.protocol = 1
+        for i, op in enumerate(ops):
+            code = int(op.code)
+            info = self.table.get(code)
+            if info is None:
+                raise Reject("bad-opcode", f"{what}: opcode 0x{code:02x} is not in the table")
+            self.name = info.name
+            if info.rejected:
+                raise Reject("bad-opcode", f"{what}: {info.name} cannot appear in a checkpoint")
+            if info.name == "PROTO":
+                if i != 0:
+                    raise Reject("bad-pickle", f"{what}: PROTO is not the first opcode")
+                if op.arg > 5:
+                    raise Reject("bad-magic", f"{what}: pickle protocol {op.arg}")
+                self.protocol = op.arg
+                continue
+            if info.protocol > self.protocol:
+                raise Reject("bad-opcode", f"{what}: {info.name} (protocol {info.protocol}) in a protocol "
+                                           f"{self.protocol} pickle")
+            if info.name == "STOP":
+                if self.metastack or len(self.stack) != 1:
+                    raise Reject("bad-pickle", f"{what}: STOP with {len(self.stack)} items and "
+                                               f"{len(self.metastack)} open marks")
+                return self.stack[0]
+            getattr(self, "op_" + info.name)(op.arg if hasattr(op, "arg") else None)
+        raise Reject("bad-pickle", f"{what}: no STOP")
+
+    # -- stack helpers ---------------------------------------------------------------------------------
+    def fail(self, message: str, code: str = "bad-pickle") -> Reject:
+        return Reject(code, f"{self.what}: {self.name}: {message}")
+
+    def pop(self) -> Any:
+        if not self.stack:
+            raise self.fail("stack underflow")
+        return self.stack.pop()
+
+    def top(self) -> Any:
+        if not self.stack:
+            raise self.fail("stack underflow")
+        return self.stack[-1]
+
+    def pop_mark(self) -> list[Any]:
+        if not self.metastack:
+            raise self.fail("no MARK")
+        items = self.stack
+        self.stack = self.metastack.pop()
+        return items
+
+    def push(self, v: Any) -> None:
+        self.stack.append(v)
+
+    # -- constants --------------------------------------------------------------------------------------
+    def op_INT(self, arg: Any) -> None:
+        text = arg.value
+        if text in ("00", "01"):
+            self.push(text == "01")
+        else:
+            self.push(_decimal(text, "INT"))
+
+    def op_LONG(self, arg: Any) -> None:
+        text = arg.value
+        self.push(_decimal(text[:-1] if text.endswith("L") else text, "LONG"))
+
+    def op_BININT(self, arg: int) -> None:
+        self.push(arg)
+
+    op_BININT1 = op_BININT2 = op_BININT
+
+    def op_LONG1(self, arg: Any) -> None:
+        if len(arg.value) > MAX_INT_BYTES:
+            raise self.fail(f"an integer of {len(arg.value)} bytes", "limit-exceeded")
+        self.push(int.from_bytes(arg.value, "little", signed=True))
+
+    op_LONG4 = op_LONG1
+
+    def op_FLOAT(self, arg: Any) -> None:
+        try:
+            self.push(float(arg.value))
+        except ValueError:
+            raise self.fail(f"{arg.value[:40]!r} is not a float", "bad-value") from None
+
+    def op_BINFLOAT(self, arg: float) -> None:
+        self.push(arg)
+
+    def op_STRING(self, arg: Any) -> None:
+        self.push(_string_literal(arg.value))
+
+    def op_BINSTRING(self, arg: Any) -> None:
+        self.push(_utf8(arg.value, self.name))
+
+    op_SHORT_BINSTRING = op_BINSTRING
+
+    def op_BINBYTES(self, arg: Any) -> None:
+        self.push(bytes(arg.value))
+
+    op_SHORT_BINBYTES = op_BINBYTES8 = op_BINBYTES
+
+    def op_BYTEARRAY8(self, arg: Any) -> None:
+        self.push(bytearray(arg.value))
+
+    def op_UNICODE(self, arg: Any) -> None:
+        try:
+            self.push(bytes(arg.value).decode("raw-unicode-escape"))
+        except UnicodeDecodeError:
+            raise self.fail("text that is not raw-unicode-escape", "bad-value") from None
+
+    def op_BINUNICODE(self, arg: Any) -> None:
+        self.push(arg.value)  # the grammar decoded the UTF-8
+
+    op_SHORT_BINUNICODE = op_BINUNICODE8 = op_BINUNICODE
+
+    def op_NONE(self, arg: Any) -> None:
+        self.push(None)
+
+    def op_NEWTRUE(self, arg: Any) -> None:
+        self.push(True)
+
+    def op_NEWFALSE(self, arg: Any) -> None:
+        self.push(False)
+
+    def op_FRAME(self, arg: Any) -> None:
+        pass  # a read hint
+
+    # -- containers -------------------------------------------------------------------------------------
+    def op_EMPTY_LIST(self, arg: Any) -> None:
+        self.push([])
+
+    def op_EMPTY_TUPLE(self, arg: Any) -> None:
+        self.push(())
+
+    def op_EMPTY_DICT(self, arg: Any) -> None:
+        self.push({})
+
+    def op_EMPTY_SET(self, arg: Any) -> None:
+        self.push(set())
+
+    def op_MARK(self, arg: Any) -> None:
+        if len(self.metastack) >= MAX_MARKS:
+            raise self.fail(f"more than {MAX_MARKS} open MARKs", "limit-exceeded")
+        self.metastack.append(self.stack)
+        self.stack = []
+
+    def op_POP_MARK(self, arg: Any) -> None:
+        self.pop_mark()
+
+    def op_POP(self, arg: Any) -> None:
+        if self.stack:
+            self.stack.pop()
+        elif self.metastack:
+            self.stack = self.metastack.pop()
+        else:
+            raise self.fail("stack underflow")
+
+    def op_DUP(self, arg: Any) -> None:
+        self.push(self.top())
+
+    def op_TUPLE(self, arg: Any) -> None:
+        self.push(tuple(self.pop_mark()))
+
+    def _tuple_n(self, n: int) -> None:
+        if len(self.stack) < n:
+            raise self.fail("stack underflow")
+        items = tuple(self.stack[len(self.stack) - n:])
+        del self.stack[len(self.stack) - n:]
+        self.push(items)
+
+    def op_TUPLE1(self, arg: Any) -> None:
+        self._tuple_n(1)
+
+    def op_TUPLE2(self, arg: Any) -> None:
+        self._tuple_n(2)
+
+    def op_TUPLE3(self, arg: Any) -> None:
+        self._tuple_n(3)
+
+    def op_LIST(self, arg: Any) -> None:
+        self.push(list(self.pop_mark()))
+
+    def op_DICT(self, arg: Any) -> None:
+        items = self.pop_mark()
+        if len(items) % 2:
+            raise self.fail("an odd number of items")
+        d: dict[Any, Any] = {}
+        self._set_items(d, items)
+        self.push(d)
+
+    def op_FROZENSET(self, arg: Any) -> None:
+        items = self.pop_mark()
+        self.push(frozenset(self._hashable(x) for x in items))
+
+    def op_APPEND(self, arg: Any) -> None:
+        item = self.pop()
+        target = self.top()
+        if type(target) is not list:
+            raise self.fail(f"APPEND to a {type(target).__name__}")
+        target.append(item)
+
+    def op_APPENDS(self, arg: Any) -> None:
+        items = self.pop_mark()
+        target = self.top()
+        if type(target) is not list:
+            raise self.fail(f"APPENDS to a {type(target).__name__}")
+        target.extend(items)
+
+    def op_SETITEM(self, arg: Any) -> None:
+        value = self.pop()
+        key = self.pop()
+        self._set_items(self._dict_below(), [key, value])
+
+    def op_SETITEMS(self, arg: Any) -> None:
+        items = self.pop_mark()
+        if len(items) % 2:
+            raise self.fail("an odd number of items")
+        self._set_items(self._dict_below(), items)
+
+    def op_ADDITEMS(self, arg: Any) -> None:
+        items = self.pop_mark()
+        target = self.top()
+        if type(target) is not set:
+            raise self.fail(f"ADDITEMS to a {type(target).__name__}")
+        target.update(self._hashable(x) for x in items)
+
+    def _dict_below(self) -> dict[Any, Any]:
+        target = self.top()
+        if not isinstance(target, dict):
+            raise self.fail(f"{self.name} on a {type(target).__name__}")
+        return target
+
+    def _hashable(self, key: Any) -> Any:
+        try:
+            hash(key)
+        except TypeError:
+            raise self.fail(f"an unhashable {type(key).__name__} as a key or set item", "bad-value") from None
+        return key
+
+    def _set_items(self, d: dict[Any, Any], items: list[Any]) -> None:
+        for i in range(0, len(items), 2):
+            d[self._hashable(items[i])] = items[i + 1]
+
+    # -- the memo ---------------------------------------------------------------------------------------
+    def _put(self, key: int) -> None:
+        if key < 0:
+            raise self.fail(f"negative memo key {key}", "bad-reference")
+        if not self.stack:
+            raise self.fail("nothing to memoize")
+        self.memo[key] = self.stack[-1]
+
+    def _get(self, key: int) -> None:
+        if key not in self.memo:
+            raise self.fail(f"memo key {key} was never stored", "bad-reference")
+        self.push(self.memo[key])
+
+    def op_PUT(self, arg: Any) -> None:
+        self._put(_decimal(arg.value, "PUT"))
+
+    def op_BINPUT(self, arg: int) -> None:
+        self._put(arg)
+
+    op_LONG_BINPUT = op_BINPUT
+
+    def op_MEMOIZE(self, arg: Any) -> None:
+        self._put(len(self.memo))
+
+    def op_GET(self, arg: Any) -> None:
+        self._get(_decimal(arg.value, "GET"))
+
+    def op_BINGET(self, arg: int) -> None:
+        self._get(arg)
+
+    op_LONG_BINGET = op_BINGET
+
+    # -- persistent ids ---------------------------------------------------------------------------------
+    def _persistent(self, pid: Any) -> None:
+        if self.persistent_load is None:
+            raise self.fail("a persistent id where the container gives them no meaning", "bad-reference")
+        self.push(self.persistent_load(pid))
+
+    def op_PERSID(self, arg: Any) -> None:
+        if not arg.value.isascii():
+            raise self.fail("PERSID text is not ASCII", "bad-value")
+        self._persistent(arg.value)
+
+    def op_BINPERSID(self, arg: Any) -> None:
+        self._persistent(self.pop())
+
+    # -- globals and calls ------------------------------------------------------------------------------
+    def global_(self, module: str, name: str) -> Global:
+        """The token for ``module.name``, or ``unsafe-global`` (spec/pickle.md#pickle-globals)."""
+        module = MODULE_RENAMES.get(module, module)
+        qualname = f"{module}.{name}"
+        if any(module == m or module.startswith(m + ".") for m in self.opaque_modules):
+            return Global(module, name)
+        entry = self.allowed.get(qualname)
+        if entry is None or entry.scope not in self.scopes:
+            raise self.fail(f"{qualname} is not in the allowlist", "unsafe-global")
+        return Global(module, name)
+
+    def op_GLOBAL(self, arg: Any) -> None:
+        self.push(self.global_(arg.module, arg.name))
+
+    def op_STACK_GLOBAL(self, arg: Any) -> None:
+        name = self.pop()
+        module = self.pop()
+        if type(module) is not str or type(name) is not str:
+            raise self.fail("STACK_GLOBAL needs two str items")
+        self.push(self.global_(module, name))
+
+    def _entry(self, g: Any) -> Allowed | None:
+        """The allowlist entry of a callable token; None for a TorchScript class."""
+        if not isinstance(g, Global):
+            raise self.fail(f"calling a {type(g).__name__}, not a global")
+        if any(g.module == m or g.module.startswith(m + ".") for m in self.opaque_modules):
+            return None
+        entry = self.allowed[g.qualname]
+        if entry.role == "value":
+            raise self.fail(f"{g.qualname} is a value, not a callable")
+        if entry.role == "declined":
+            raise Decline(f"{g.qualname} ({self.what})")
+        return entry
+
+    def call(self, g: Any, args: Any, *, newobj: bool = False) -> Any:
+        """Apply the allowed callable ``g`` to ``args`` (spec/pickle.md#what-the-allowed-callables-build)."""
+        if type(args) is not tuple:
+            raise self.fail(f"arguments must be a tuple, not {type(args).__name__}")
+        entry = self._entry(g)
+        if entry is None:
+            return Opaque(g.qualname, list(args))
+        if newobj and not entry.newobj:
+            raise self.fail(f"{g.qualname} cannot be made by NEWOBJ")
+        required = sum(not p.optional for p in entry.params)
+        if not required <= len(args) <= len(entry.params):
+            raise self.fail(f"{g.qualname} takes {entry.signature()}, got {len(args)} arguments")
+        for p, a in zip(entry.params, args, strict=False):
+            if not rebuild.is_kind(p.kind, a):
+                raise self.fail(f"{g.qualname}: argument {p.name} must be of kind {p.kind}, "
+                                f"not {type(a).__name__}")
+        handler = rebuild.HANDLERS.get(g.qualname)
+        if handler is None:
+            raise Decline(f"{g.qualname} (no rebuild function in this reader)")
+        return handler(args, self)
+
+    def op_REDUCE(self, arg: Any) -> None:
+        args = self.pop()
+        func = self.pop()
+        self.push(self.call(func, args))
+
+    def op_NEWOBJ(self, arg: Any) -> None:
+        args = self.pop()
+        cls = self.pop()
+        self.push(self.call(cls, args, newobj=True))
+
+    def op_NEWOBJ_EX(self, arg: Any) -> None:
+        kwargs = self.pop()
+        args = self.pop()
+        cls = self.pop()
+        if not isinstance(kwargs, dict) or kwargs:
+            raise self.fail("NEWOBJ_EX with keyword arguments")
+        self.push(self.call(cls, args, newobj=True))
+
+    def op_INST(self, arg: Any) -> None:
+        g = self.global_(arg.module, arg.name)
+        self.push(self.call(g, tuple(self.pop_mark())))
+
+    def op_OBJ(self, arg: Any) -> None:
+        items = self.pop_mark()
+        if not items:
+            raise self.fail("OBJ without a callable")
+        self.push(self.call(items[0], tuple(items[1:])))
+
+    def op_BUILD(self, arg: Any) -> None:
+        state = self.pop()
+        obj = self.top()
+        if isinstance(obj, ODict):
+            if not isinstance(state, dict) or not all(type(k) is str for k in state):
+                raise self.fail("an OrderedDict's state must be a dict of str keys")
+            obj.attrs.update(state)
+        elif isinstance(obj, Tensor):
+            rebuild.build_tensor(obj, state, self)
+        elif isinstance(obj, Opaque) and obj.state is None and any(
+                obj.class_name.startswith(m + ".") for m in self.opaque_modules):
+            obj.state = state
+        else:
+            raise self.fail(f"BUILD on a {type(obj).__name__}")

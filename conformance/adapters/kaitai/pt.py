@@ -1,0 +1,383 @@
+"""The ``.pt`` variants through their grammars: pytorch_zip.ksy (zip and TorchScript archives),
+pytorch_legacy.ksy (the legacy stream), pytorch_tar.ksy (torch 0.1.x), each pickle through
+python_pickle.ksy and :mod:`.pickle_vm`.  What the grammars leave to a reader is here: what a persistent
+id names, which records must exist and agree, how many storages follow and how wide they are.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+from typing import Any
+
+import kaitaistruct
+import pytorch_legacy
+import pytorch_tar
+import pytorch_zip
+from kaitaistruct import KaitaiStream
+
+from . import rebuild
+from .facts import BY_STORAGE_CLASS, DTYPES, DType
+from .failure import Decline, Reject, from_kaitai
+from .pickle_vm import Machine
+from .values import Global, Storage, Tensor
+
+#: ``version`` record values torch 2.13 reads (spec/pt-zip.md#pt-zip-version).
+ZIP_VERSIONS = range(1, 11)
+LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
+LEGACY_PROTOCOL = 1001
+TAR_PROTOCOL = 1000
+TYPE_SIZES = {"short": (2,), "int": (4,), "long": (4, 8)}
+_UNTYPED = ("torch.UntypedStorage", "torch.storage.UntypedStorage")
+_DECIMAL = re.compile(rb"[0-9]{1,20}\n?")
+
+
+def parse(grammar: str, what: str, make: Any) -> Any:
+    """Run a generated parser (or read a lazy instance), mapping its failures to codes."""
+    try:
+        return make()
+    except (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError) as e:
+        if grammar == "pytorch_tar" and type(e) is ValueError:  # a header number that is not octal
+            raise Reject("bad-container", f"{what}: {e}") from None
+        raise from_kaitai(e, grammar, what) from None
+
+
+def storage_type(stype: Any) -> tuple[DType, bool]:
+    """The dtype a persistent id's storage type names, and whether the storage is typed."""
+    if isinstance(stype, Global):
+        if stype.qualname in _UNTYPED:
+            return DTYPES["uint8"], False
+        if stype.module in ("torch", "torch.cuda") and stype.name in BY_STORAGE_CLASS:
+            return BY_STORAGE_CLASS[stype.name], True
+    raise Reject("bad-reference", f"persistent id names {stype!r}, not a storage type")
+
+
+def location(loc: Any) -> str:
+    if isinstance(loc, bytes):
+        loc = loc.decode("ascii", "replace")
+    if not isinstance(loc, str) or not loc:
+        raise Reject("bad-value", f"storage location {loc!r} is not a device string")
+    return loc
+
+
+def run_pickle(pickle: Any, what: str, machine: Machine, *, exact: bool) -> Any:
+    """The value of a parsed python_pickle; ``exact``: it is a record of its own and must end at STOP."""
+    value = machine.run(pickle.ops, what)
+    if exact and pickle._io.pos() != pickle._io.size():
+        raise Reject("bad-pickle", f"{what}: {pickle._io.size() - pickle._io.pos()} bytes after STOP")
+    return value
+
+
+# -- zip (spec/pt-zip.md) ---------------------------------------------------------------------------------
+
+class ZipArchive:
+    """A zip checkpoint's records by name (relative to the root folder), read through pytorch_zip.ksy."""
+
+    def __init__(self, f: Any, mm: Any, size: int) -> None:
+        self.mm = mm
+        self.size = size
+        self.zip = z = pytorch_zip.PytorchZip(KaitaiStream(f))
+        entries = parse("pytorch_zip", "central directory", lambda: z.central_dir.entries)
+        self.records: dict[str, Any] = {}
+        root = None
+        for e in entries:
+            folder, sep, name = e.file_name.partition("/")
+            if not sep or not name:
+                raise Reject("bad-container", f"record {e.file_name!r} is not inside a root folder")
+            if root is not None and folder != root:
+                raise Reject("bad-container", f"records in two root folders, {root!r} and {folder!r}")
+            root = folder
+            if name in self.records:
+                raise Reject("bad-container", f"record {e.file_name!r} appears twice")
+            lf = parse("pytorch_zip", f"local header of {e.file_name!r}", lambda e=e: e.local_file)
+            if lf.file_name != e.file_name:
+                raise Reject("bad-container", f"local header names {lf.file_name!r}, central directory "
+                                              f"{e.file_name!r}")
+            if lf.ofs_body + e.len_body > size:
+                raise Reject("truncated", f"record {e.file_name!r} reaches past the end of the file")
+            self.records[name] = e
+        if root is None:
+            raise Reject("bad-container", "the archive holds no record")
+
+    def stored(self, name: str) -> Any:
+        e = self.records[name]
+        if not e.is_stored:
+            raise Decline(f"zip compression method {int(e.compression_method)} (record {name!r})")
+        return e
+
+    def body(self, name: str) -> bytes:
+        e = self.stored(name)
+        return bytes(parse("pytorch_zip", f"record {name!r}", lambda: e.local_file.body))
+
+    def view(self, name: str) -> memoryview:
+        e = self.stored(name)
+        start = e.local_file.ofs_body
+        return memoryview(self.mm)[start:start + e.len_body]
+
+    def decimal(self, name: str, code: str = "bad-value") -> int:
+        raw = self.body(name)
+        if not _DECIMAL.fullmatch(raw):
+            raise Reject(code, f"record {name!r} holds {raw[:20]!r}, not a decimal")
+        return int(raw)
+
+
+def read_zip(f: Any, mm: Any, size: int) -> tuple[str, list[Any]]:
+    """A zip checkpoint or TorchScript archive: its format and its one object."""
+    a = ZipArchive(f, mm, size)
+    names = a.records
+    torchscript = "constants.pkl" in names or any(n.startswith("code/") for n in names)
+    if torchscript and "data.pkl" not in names and "model.json" in names:
+        raise Decline("TorchScript archive of the model.json era")
+    version_name = ".data/version" if ".data/version" in names else "version"
+    if version_name not in names:
+        raise Reject("bad-container", "the archive has no version record")
+    version = a.decimal(version_name)
+    if version not in ZIP_VERSIONS:
+        raise Reject("bad-magic", f"format version {version}")
+    byte_order = "little"
+    if "byteorder" in names:
+        byte_order = a.body("byteorder").decode("latin-1")
+        if byte_order not in ("little", "big"):
+            raise Reject("bad-value", f"byteorder record {byte_order[:20]!r}")
+    for name in (".format_version", ".storage_alignment"):
+        if name in names and a.decimal(name) == 0 and name == ".storage_alignment":
+            raise Reject("bad-value", "storage alignment 0")
+    scopes = frozenset({"torch", "torchscript"}) if torchscript else frozenset({"torch"})
+    opaque = ("__torch__",) if torchscript else ()
+
+    def unpickle(name: str, prefix: str) -> Any:
+        if name not in names:
+            raise Reject("bad-container", f"the archive has no {name} record")
+        e = a.stored(name)
+        pickle = parse("pytorch_zip", name, lambda: e.local_file.pickle)
+        if pickle is None:
+            raise Reject("bad-container", f"{name} is not a stored pickle record")
+        loader = ZipStorages(a, prefix, byte_order)
+        return run_pickle(pickle, name, Machine(loader, scopes=scopes, opaque_modules=opaque), exact=True)
+
+    obj = unpickle("data.pkl", "data/")
+    if torchscript:
+        if "constants.pkl" in names:
+            unpickle("constants.pkl", "constants/")
+        return "pt-torchscript", [obj]
+    return "pt-zip", [obj]
+
+
+class ZipStorages:
+    """The zip ``persistent_load``: ``('storage', type, key, location, numel)`` names the record
+    ``<prefix><key>`` (spec/pt-zip.md#pt-zip-storage-records)."""
+
+    def __init__(self, archive: ZipArchive, prefix: str, byte_order: str) -> None:
+        self.archive = archive
+        self.prefix = prefix
+        self.byte_order = byte_order
+        self.loaded: dict[str, tuple[tuple[Any, ...], Storage]] = {}
+
+    def __call__(self, pid: Any) -> Storage:
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
+            raise Reject("bad-reference", "a persistent id must be ('storage', type, key, location, numel)")
+        _, stype, key, loc, numel = pid
+        dtype, typed = storage_type(stype)
+        if type(key) not in (str, int) or type(numel) is not int:
+            raise Reject("bad-reference", "a persistent id's key must be a str and its numel an int")
+        key = str(key)
+        signature = (dtype, typed, location(loc), numel)
+        if key in self.loaded:
+            first, storage = self.loaded[key]
+            if first != signature:
+                raise Reject("bad-reference", f"storage {key!r} named twice with different type, location "
+                                              "or size")
+            return storage
+        if numel < 0:
+            raise Reject("bad-length", f"storage {key!r} of {numel} elements")
+        name = self.prefix + key
+        if name not in self.archive.records:
+            raise Reject("bad-reference", f"no record {name!r} for storage {key!r}")
+        e = self.archive.stored(name)
+        if e.len_body != numel * dtype.itemsize:
+            raise Reject("bad-value", f"record {name!r} holds {e.len_body} bytes, not {numel} x "
+                                      f"{dtype.itemsize}")
+        storage = Storage(dtype, numel, signature[2], self.archive.view(name), self.byte_order, typed=typed)
+        self.loaded[key] = (signature, storage)
+        return storage
+
+
+# -- the legacy stream (spec/pt-legacy.md) ------------------------------------------------------------
+
+def check_sys_info(sys_info: Any, protocol: int) -> None:
+    if not (isinstance(sys_info, dict) and sys_info.get("protocol_version") == protocol
+            and type(sys_info.get("little_endian")) is bool and isinstance(sys_info.get("type_sizes"), dict)):
+        raise Reject("bad-value", f"sys_info must hold protocol_version {protocol}, little_endian and "
+                                  "type_sizes")
+    for name, allowed in TYPE_SIZES.items():
+        if sys_info["type_sizes"].get(name) not in allowed:
+            raise Decline(f"legacy type_sizes {name}={sys_info['type_sizes'].get(name)!r}")
+    if not sys_info["little_endian"]:
+        raise Decline("a big-endian legacy stream (the grammars read little-endian storages)")
+
+
+class LegacyStorages:
+    """The legacy ``persistent_load``: ``('storage', type, key, location, numel, view)``, or a pickled
+    module's ``('module', class, source_file, source)`` (spec/pt-legacy.md#pt-legacy-persistent-id)."""
+
+    def __init__(self) -> None:
+        self.roots: dict[Any, tuple[tuple[Any, ...], Storage]] = {}
+        self.views: dict[Any, tuple[Any, int, Storage]] = {}
+
+    def __call__(self, pid: Any) -> Any:
+        if not isinstance(pid, tuple) or not pid:
+            raise Reject("bad-reference", "a persistent id must be a non-empty tuple")
+        kind = pid[0].decode("ascii", "replace") if isinstance(pid[0], bytes) else pid[0]
+        if kind == "module" and len(pid) == 4 and isinstance(pid[1], Global):
+            return pid[1]
+        if kind != "storage" or len(pid) != 6:
+            raise Reject("bad-reference", "a persistent id must be ('storage', type, key, location, numel, "
+                                          "view)")
+        _, stype, key, loc, numel, view = pid
+        dtype, _typed = storage_type(stype)
+        if type(numel) is not int or not isinstance(key, (str, bytes, int)):
+            raise Reject("bad-reference", "a persistent id's key must be a str and its numel an int")
+        if numel < 0:
+            raise Reject("bad-length", f"storage {key!r} of {numel} elements")
+        signature = (dtype, location(loc), numel)
+        if key in self.views:
+            raise Reject("bad-reference", f"key {key!r} names both a storage and a view")
+        if key in self.roots:
+            first, root = self.roots[key]
+            if first != signature:
+                raise Reject("bad-reference", f"storage {key!r} named twice with different type, location "
+                                              "or size")
+        else:
+            root = Storage(dtype, numel, signature[1])
+            self.roots[key] = (signature, root)
+        if view is None:
+            return root
+        if not (isinstance(view, tuple) and len(view) == 3 and type(view[1]) is int and type(view[2]) is int):
+            raise Reject("bad-reference", "view metadata must be (view_key, offset, size)")
+        view_key, start, n = view
+        if view_key in self.roots:
+            raise Reject("bad-reference", f"key {view_key!r} names both a storage and a view")
+        if view_key in self.views:
+            known = self.views[view_key]
+            if (known[0], known[1], known[2].numel) != (key, start, n):
+                raise Reject("bad-reference", f"view {view_key!r} named twice differently")
+            return known[2]
+        if start < 0 or n < 0 or start + n > numel:
+            raise Reject("out-of-bounds", f"view [{start}, {start + n}) of a storage of {numel} elements")
+        storage = Storage(dtype, n, root.device)
+        self.views[view_key] = (key, start, storage)
+        return storage
+
+
+def read_legacy(f: Any, size: int) -> tuple[str, list[Any]]:
+    leg = parse("pytorch_legacy", "legacy stream", lambda: pytorch_legacy.PytorchLegacy(KaitaiStream(f)))
+    header = Machine()
+    magic = run_pickle(leg.magic_number, "magic number", header, exact=False)
+    if type(magic) is not int or magic != LEGACY_MAGIC:
+        raise Reject("bad-magic", f"magic number {magic!r}")
+    version = run_pickle(leg.protocol_version, "protocol version", header, exact=False)
+    if type(version) is not int or version != LEGACY_PROTOCOL:
+        raise Reject("bad-magic", f"protocol version {version!r}")
+    check_sys_info(run_pickle(leg.sys_info, "sys_info", header, exact=False), LEGACY_PROTOCOL)
+    storages = LegacyStorages()
+    obj = run_pickle(leg.object, "object pickle", Machine(storages), exact=False)
+    keys = run_pickle(leg.storage_keys, "storage keys", header, exact=False)
+    if not isinstance(keys, list) or not all(isinstance(k, (str, bytes, int)) for k in keys):
+        raise Reject("bad-value", "the storage key list is not a list of keys")
+    if len(set(map(repr, keys))) != len(keys) or any(k not in storages.roots for k in keys) \
+            or len(keys) != len(storages.roots):
+        raise Reject("bad-reference", "the storage key list does not name each storage once")
+    io = leg._io
+    io.seek(leg.storages.ofs_start)
+    for key in keys:
+        root = storages.roots[key][1]
+        rec = parse("pytorch_legacy", f"storage {key!r}",
+                    lambda r=root: pytorch_legacy.PytorchLegacy.Storage(r.dtype.itemsize, io, leg, leg))
+        if rec.num_elements != root.numel:
+            raise Reject("bad-value", f"storage {key!r} holds {rec.num_elements} elements, its persistent id "
+                                      f"says {root.numel}")
+        root.raw = rec.data
+    if io.pos() != size:
+        raise Reject("bad-length", f"{size - io.pos()} bytes after the last storage")
+    for root_key, start, view in storages.views.values():
+        root = storages.roots[root_key][1]
+        w = root.dtype.itemsize
+        view.raw = root.raw[start * w:(start + view.numel) * w]
+    return "pt-legacy", [obj]
+
+
+# -- tar (spec/pt-tar.md) -------------------------------------------------------------------------------
+
+def read_tar(f: Any) -> tuple[str, list[Any]]:
+    tar = parse("pytorch_tar", "tar archive", lambda: pytorch_tar.PytorchTar(KaitaiStream(f)))
+    members: dict[str, Any] = {}
+    for m in tar.members:
+        if m.is_end:
+            break
+        if chr(m.header.type_flag) in "xg":
+            continue
+        if m.header.name in members:
+            raise Reject("bad-container", f"tar member {m.header.name!r} twice")
+        members[m.header.name] = m.body
+    for name in ("sys_info", "pickle", "tensors", "storages"):
+        if name not in members:
+            raise Reject("bad-container", f"the archive has no {name!r} member")
+    header = Machine()
+    check_sys_info(run_pickle(members["sys_info"], "sys_info", header, exact=True), TAR_PROTOCOL)
+    objects: dict[int, Any] = {}
+    st = members["storages"]
+    for rec in st.storages:
+        record = run_pickle(rec.record, "storage record", header, exact=False)
+        if not (isinstance(record, tuple) and len(record) == 3 and type(record[0]) is int):
+            raise Reject("bad-pickle", "a storage record must be (key, location, type)")
+        key, loc, stype = record
+        dtype, _ = storage_type(stype)
+        if dtype.itemsize != rec.element_size or key in objects:
+            raise Reject("bad-reference", f"storage {key}: type {stype!r} or a key seen before")
+        objects[key] = Storage(dtype, rec.num_elements, location(loc), rec.data)
+    views = run_pickle(st.storage_views, "storage views", header, exact=False)
+    if st._io.pos() != st._io.size():
+        raise Reject("bad-length", "bytes after the storage views")
+    if not isinstance(views, list):
+        raise Reject("bad-pickle", "storage views must be a list")
+    for v in views:
+        if not (isinstance(v, tuple) and len(v) == 4 and all(type(x) is int for x in v)):
+            raise Reject("bad-pickle", "a storage view must be (key, root_key, offset, numel)")
+        key, root_key, start, n = v
+        root = objects.get(root_key)
+        if not isinstance(root, Storage) or key in objects:
+            raise Reject("bad-reference", f"view {key} of unknown storage {root_key}")
+        if start < 0 or n < 0 or start + n > root.numel:
+            raise Reject("out-of-bounds", f"view [{start}, {start + n}) of {root.numel}")
+        w = root.dtype.itemsize
+        objects[key] = Storage(root.dtype, n, root.device, root.raw[start * w:(start + n) * w])
+    tm = members["tensors"]
+    for rec in tm.tensors:
+        record = run_pickle(rec.record, "tensor record", header, exact=False)
+        if not (isinstance(record, tuple) and len(record) == 3 and type(record[0]) is int
+                and type(record[1]) is int):
+            raise Reject("bad-pickle", "a tensor record must be (key, storage_key, type)")
+        key, storage_key, _ = record
+        storage = objects.get(storage_key)
+        if not isinstance(storage, Storage) or key in objects:
+            raise Reject("bad-reference", f"tensor {key} of unknown storage {storage_key}")
+        size, stride = tuple(rec.sizes), tuple(rec.strides)
+        rebuild.check_view(storage, rec.storage_offset, size, stride, f"tensor {key}")
+        objects[key] = Tensor(storage.dtype, size, stride, rec.storage_offset, storage, storage.device)
+    if tm._io.pos() != tm._io.size():
+        raise Reject("bad-length", "bytes after the last tensor record")
+
+    def persistent_load(pid: Any) -> Any:
+        if isinstance(pid, tuple) and len(pid) == 3 and isinstance(pid[0], Global):
+            return pid[0]
+        if not (isinstance(pid, str) and pid.isdigit() and int(pid) in objects):
+            raise Reject("bad-reference", f"persistent id {pid!r} names no tensor or storage")
+        return objects[int(pid)]
+
+    obj = run_pickle(members["pickle"], "pickle", Machine(persistent_load), exact=True)
+    return "pt-tar", [obj]
+
+
+def open_mmap(f: Any, size: int) -> Any:
+    return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+

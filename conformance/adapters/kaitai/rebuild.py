@@ -1,0 +1,373 @@
+"""What each allowed callable builds, from its arguments alone
+(spec/pickle.md#what-the-allowed-callables-build), and the argument kinds of the allowlist
+(spec/pickle.md#pickle-globals).  Nothing here calls torch or anything a file names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .facts import DTYPES, DType
+from .failure import Decline, Reject
+from .values import Global, ODict, Opaque, QuantizedTensor, SparseTensor, Storage, Tensor
+
+if TYPE_CHECKING:
+    from .pickle_vm import Machine
+
+LAYOUTS = ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
+           "jagged")
+COMPRESSED = ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
+QSCHEMES = ("per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric",
+            "per_channel_affine_float_qparams")
+TENSOR_TYPES = {f"{prefix}{d.storage_class[:-len('Storage')]}Tensor": d
+                for prefix in ("torch.", "torch.cuda.")
+                for d in DTYPES.values() if d.storage_class and not d.quantized}
+
+
+# -- argument kinds (spec/pickle.md, the kinds table) ------------------------------------------------
+
+def _size_items(v: Any) -> Any:
+    if isinstance(v, Opaque) and v.class_name == "torch.Size" and len(v.args) == 1:
+        return v.args[0]
+    return v
+
+
+def is_ints(v: Any) -> bool:
+    v = _size_items(v)
+    return isinstance(v, (tuple, list)) and all(type(x) is int for x in v)
+
+
+def _torch_global(names: Any) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, Global) and v.module == "torch" and v.name in names
+
+
+KINDS: dict[str, Callable[[Any], bool]] = {
+    "any": lambda v: True,
+    "int": lambda v: type(v) is int,
+    "bool": lambda v: type(v) is bool,
+    "number": lambda v: type(v) in (int, float),
+    "str": lambda v: type(v) is str,
+    "ints": is_ints,
+    "tuple": lambda v: type(v) is tuple,
+    "list": lambda v: type(v) is list,
+    "dict": lambda v: isinstance(v, dict),
+    "hooks": lambda v: v is None or isinstance(v, dict),
+    "pairs": lambda v: isinstance(v, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in v),
+    "iterable": lambda v: isinstance(v, (list, tuple, set, frozenset)),
+    "bytes_or_str": lambda v: isinstance(v, (bytes, str)),
+    "storage": lambda v: isinstance(v, Storage),
+    "tensor": lambda v: isinstance(v, Tensor),
+    "global": lambda v: isinstance(v, Global),
+    "dtype": _torch_global(DTYPES),
+    "layout": _torch_global(LAYOUTS),
+}
+
+
+def is_kind(kind: str, v: Any) -> bool:
+    return KINDS[kind](v)
+
+
+# -- dense tensors (spec/tensors.md#tensors-view) -------------------------------------------------------
+
+def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tuple[int, ...],
+               what: str) -> None:
+    """A view's elements must lie inside its storage (spec/tensors.md#tensors-view-bounds)."""
+    if len(size) != len(stride):
+        raise Reject("bad-length", f"{what}: size {size} and stride {stride} differ in length")
+    if offset < 0 or any(x < 0 for x in size) or any(x < 0 for x in stride):
+        raise Reject("bad-length", f"{what}: negative offset, size or stride: {offset}, {size}, {stride}")
+    if 0 in size:
+        return
+    last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    if last >= storage.numel:
+        raise Reject("out-of-bounds", f"{what}: the view (offset {offset}, size {size}, stride {stride}) "
+                                      f"reaches element {last} of a storage of {storage.numel}")
+
+
+def _dense(m: Machine, storage: Storage, offset: int, size: Any, stride: Any, requires_grad: bool) -> Tensor:
+    size_t, stride_t = tuple(_size_items(size)), tuple(_size_items(stride))
+    check_view(storage, offset, size_t, stride_t, m.what)
+    return Tensor(storage.dtype, size_t, stride_t, offset, storage, storage.device, requires_grad)
+
+
+def _metadata(m: Machine, t: Tensor, metadata: Any) -> Tensor:
+    if metadata is None:
+        return t
+    if not isinstance(metadata, dict):
+        raise m.fail("tensor metadata is not a dict", "bad-value")
+    for k, v in metadata.items():
+        if k not in ("conj", "neg") or type(v) is not bool:
+            raise m.fail(f"unknown tensor metadata {k!r}: {v!r}", "bad-value")
+        setattr(t, k, v)
+    return t
+
+
+def rebuild_tensor(args: tuple[Any, ...], m: Machine) -> Tensor:
+    storage, offset, size, stride = args
+    return _dense(m, storage, offset, size, stride, False)
+
+
+def rebuild_tensor_v2(args: tuple[Any, ...], m: Machine) -> Tensor:
+    storage, offset, size, stride, requires_grad, _hooks, *metadata = args
+    t = _dense(m, storage, offset, size, stride, requires_grad)
+    return _metadata(m, t, metadata[0] if metadata else None)
+
+
+def rebuild_tensor_v3(args: tuple[Any, ...], m: Machine) -> Tensor:
+    storage, offset, size, stride, requires_grad, _hooks, dtype_g, *metadata = args
+    dtype = DTYPES[dtype_g.name]
+    if storage.dtype is not dtype:
+        if storage.dtype.name != "uint8" or storage.typed:
+            raise m.fail(f"a {storage.dtype.name} storage viewed as {dtype.name}", "bad-value")
+        if storage.numel % dtype.itemsize:
+            raise m.fail(f"{storage.numel} bytes are not whole {dtype.name} elements", "bad-length")
+        storage.numel //= dtype.itemsize
+        storage.dtype = dtype
+    storage.typed = True
+    t = _dense(m, storage, offset, size, stride, requires_grad)
+    return _metadata(m, t, metadata[0] if metadata else None)
+
+
+def as_parameter(t: Tensor, requires_grad: bool) -> Tensor:
+    return dataclasses.replace(t, parameter=True, requires_grad=requires_grad)
+
+
+def rebuild_parameter(args: tuple[Any, ...], m: Machine) -> Tensor:
+    data, requires_grad, _hooks = args
+    return as_parameter(data, requires_grad)
+
+
+def _check_state(m: Machine, state: Any) -> None:
+    """A ``_set_obj_state`` state: a dict, or a pair of dicts (either may be None) of str keys."""
+    parts = state if isinstance(state, tuple) else (state,)
+    if len(parts) not in (1, 2) or any(p is not None and not isinstance(p, dict) for p in parts):
+        raise m.fail(f"a tensor's state must be a dict or a pair of dicts, not {type(state).__name__}")
+    for part in parts:
+        if part and not all(type(k) is str for k in part):
+            raise m.fail("a tensor attribute name is not a str", "bad-value")
+
+
+def rebuild_parameter_with_state(args: tuple[Any, ...], m: Machine) -> Tensor:
+    data, requires_grad, _hooks, state = args
+    _check_state(m, state)
+    return as_parameter(data, requires_grad)
+
+
+def parameter(args: tuple[Any, ...], m: Machine) -> Tensor:
+    """``nn.Parameter(data=None, requires_grad=True)``; with no argument (NEWOBJ) an empty float32
+    Parameter that a legacy BUILD then sets."""
+    if not args:
+        return _empty(DTYPES["float32"], "cpu", parameter=True)
+    return as_parameter(args[0], args[1] if len(args) > 1 else True)
+
+
+def _empty(dtype: DType, device: str, parameter: bool = False) -> Tensor:
+    return Tensor(dtype, (0,), (1,), 0, Storage(dtype, 0, device), device, requires_grad=parameter,
+                  parameter=parameter)
+
+
+def _tensor_type(qualname: str) -> Callable[[tuple[Any, ...], Machine], Tensor]:
+    dtype = TENSOR_TYPES[qualname]
+    device = "cuda" if qualname.startswith("torch.cuda.") else "cpu"
+    return lambda args, m: _empty(dtype, device)
+
+
+def build_tensor(t: Tensor, state: Any, m: Machine) -> None:
+    """BUILD on a tensor, the legacy ``__setstate__`` (spec/pt-legacy.md#pt-legacy-rebuild-tensor):
+    ``(storage, offset, size, stride)`` sets the view, ``(data, grad, hooks, requires_grad, volatile)``
+    takes a Variable's data and flag, ``(requires_grad, volatile, hooks)`` sets the flag."""
+    if not isinstance(state, tuple) or len(state) not in (3, 4, 5):
+        raise m.fail("a tensor's BUILD state must be a 3-, 4- or 5-tuple")
+    if len(state) == 4:
+        storage, offset, size, stride = state
+        if not (isinstance(storage, Storage) and type(offset) is int and is_ints(size) and is_ints(stride)):
+            raise m.fail("a tensor's state must be (storage, int, ints, ints)")
+        if storage.dtype is not t.dtype:
+            raise m.fail(f"a {t.dtype.name} tensor set to a {storage.dtype.name} storage", "bad-value")
+        v = _dense(m, storage, offset, size, stride, t.requires_grad)
+        t.storage, t.storage_offset, t.device = v.storage, offset, v.device
+        t.shape, t.stride = v.shape, v.stride
+        return
+    if len(state) == 5:
+        data, requires_grad = state[0], state[3]
+        if not isinstance(data, Tensor) or type(requires_grad) is not bool:
+            raise m.fail("a Variable's state must be (tensor, grad, hooks, bool, bool)")
+        for f in ("dtype", "shape", "stride", "storage_offset", "storage", "device", "conj", "neg"):
+            setattr(t, f, getattr(data, f))
+    else:
+        requires_grad = state[0]
+        if type(requires_grad) is not bool:
+            raise m.fail("a Parameter's state must start with requires_grad (bool)")
+    t.requires_grad = requires_grad
+
+
+# -- quantized and sparse tensors (spec/tensors.md#tensors-quantized, #tensors-sparse) ------------------
+
+def _channel_values(m: Machine, v: Any, dtype_name: str) -> Tensor:
+    if isinstance(v, Tensor):
+        return v
+    if not (isinstance(v, list) and all(type(x) in (int, float) for x in v)):
+        raise m.fail("per-channel scales/zero points must be a tensor or a list")
+    dtype = DTYPES[dtype_name]
+    arr = np.asarray(v, dtype=dtype.numpy).astype(dtype.numpy.newbyteorder("<")).view(np.uint8)
+    return Tensor(dtype, (len(v),), (1,), 0, Storage(dtype, len(v), "cpu", arr.reshape(len(v), -1)), "cpu")
+
+
+def rebuild_qtensor(args: tuple[Any, ...], m: Machine) -> QuantizedTensor:
+    storage, offset, size, stride, qparams, requires_grad, _hooks = args
+    if not storage.dtype.quantized:
+        raise m.fail(f"a quantized tensor over a {storage.dtype.name} storage", "bad-value")
+    dense = _dense(m, storage, offset, size, stride, requires_grad)
+    fields = {f.name: getattr(dense, f.name) for f in dataclasses.fields(Tensor)}
+    g = qparams[0] if qparams else None
+    if not (isinstance(g, Global) and g.module == "torch" and g.name in QSCHEMES):
+        raise m.fail(f"{g!r} is not a torch qscheme", "bad-value")
+    scheme = g.name
+    if scheme == "per_tensor_affine":
+        if len(qparams) != 3 or type(qparams[1]) not in (float, int) or type(qparams[2]) is not int:
+            raise m.fail("per_tensor_affine parameters must be (qscheme, scale, zero_point)")
+        return QuantizedTensor(**fields, qscheme=scheme, scale=float(qparams[1]), zero_point=qparams[2])
+    if scheme in ("per_channel_affine", "per_channel_affine_float_qparams"):
+        if len(qparams) != 4 or type(qparams[3]) is not int:
+            raise m.fail("per-channel parameters must be (qscheme, scales, zero_points, axis)")
+        _, scales, zero_points, axis = qparams
+        if not 0 <= axis < len(dense.shape):
+            raise m.fail(f"axis {axis} of a {len(dense.shape)}-d tensor", "bad-value")
+        fq = scheme == "per_channel_affine_float_qparams"
+        scales_t = _channel_values(m, scales, "float32" if fq else "float64")
+        zeros_t = _channel_values(m, zero_points, "float32" if fq else "int64")
+        for name, t in (("scales", scales_t), ("zero_points", zeros_t)):
+            if math.prod(t.shape) != dense.shape[axis]:
+                raise m.fail(f"{name} has {math.prod(t.shape)} values for {dense.shape[axis]} channels",
+                             "bad-length")
+        return QuantizedTensor(**fields, qscheme=scheme, scales=scales_t, zero_points=zeros_t, axis=axis)
+    raise Decline(f"quantization scheme {scheme}")
+
+
+def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
+    layout, data = args
+    name = layout.name
+    if name == "sparse_coo":
+        if len(data) not in (3, 4):
+            raise m.fail("sparse_coo data must be (indices, values, size[, is_coalesced])")
+        indices, values, size = data[:3]
+        coalesced = data[3] if len(data) == 4 else False
+        if not (isinstance(indices, Tensor) and isinstance(values, Tensor) and is_ints(size)
+                and type(coalesced) is bool):
+            raise m.fail("sparse_coo data must be (tensor, tensor, ints[, bool])")
+        if len(indices.shape) != 2 or not values.shape or indices.shape[1] != values.shape[0]:
+            raise m.fail(f"indices {indices.shape} do not fit values {values.shape}", "bad-length")
+        return SparseTensor(name, values.dtype, tuple(_size_items(size)), False,
+                            {"indices": indices, "values": values}, coalesced)
+    if name in COMPRESSED:
+        if len(data) != 4:
+            raise m.fail(f"{name} data must be (compressed_indices, plain_indices, values, size)")
+        compressed, plain, values, size = data
+        if not (all(isinstance(t, Tensor) for t in (compressed, plain, values)) and is_ints(size)):
+            raise m.fail(f"{name} data must be three tensors and a size")
+        return SparseTensor(name, values.dtype, tuple(_size_items(size)), False,
+                            {"compressed_indices": compressed, "plain_indices": plain, "values": values})
+    raise Decline(f"sparse layout {name}")
+
+
+def rebuild_device_tensor_from_cpu_tensor(args: tuple[Any, ...], m: Machine) -> Tensor:
+    data, dtype_g, device, requires_grad = args
+    if DTYPES[dtype_g.name] is not data.dtype:
+        raise Decline(f"dtype conversion {data.dtype.name} -> {dtype_g.name} on load")
+    return dataclasses.replace(data, device=device, requires_grad=requires_grad)
+
+
+def rebuild_from_type_v2(args: tuple[Any, ...], m: Machine) -> Any:
+    """``_rebuild_from_type_v2(func, new_type, args, state)`` (and ``_rebuild_from_type``)."""
+    func, new_type, fargs, state = args
+    t = m.call(func, fargs)
+    if new_type.qualname == "torch.nn.parameter.Parameter" and isinstance(t, Tensor):
+        t = as_parameter(t, t.requires_grad)
+    elif new_type.qualname != "torch.Tensor":
+        raise m.fail(f"{new_type.qualname} is not a tensor type", "bad-value")
+    _check_state(m, state)
+    return t
+
+
+# -- other values (spec/canonical.md#canonical-pt-values) ----------------------------------------------
+
+def ordered_dict(args: tuple[Any, ...], m: Machine) -> ODict:
+    d = ODict()
+    for k, v in (args[0] if args else []):
+        d[m._hashable(k)] = v
+    return d
+
+
+def bytearray_(args: tuple[Any, ...], m: Machine) -> bytearray:
+    if not args:
+        return bytearray()
+    source = args[0]
+    if isinstance(source, bytes):
+        if len(args) > 1:
+            raise m.fail("bytearray(bytes) takes no encoding")
+        return bytearray(source)
+    return bytearray(_latin1(m, source, args[1] if len(args) > 1 else None))
+
+
+def _latin1(m: Machine, text: str, encoding: Any) -> bytes:
+    if encoding not in ("latin1", "latin-1"):
+        raise m.fail(f"encoding {encoding!r} (only latin-1)", "bad-value")
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        raise m.fail("a code point above 255 in latin-1 text", "bad-value") from None
+
+
+def codecs_encode(args: tuple[Any, ...], m: Machine) -> bytes:
+    return _latin1(m, args[0], args[1])
+
+
+def get_layout(args: tuple[Any, ...], m: Machine) -> Global:
+    name = args[0]
+    if not (name.startswith("torch.") and name[6:] in LAYOUTS):
+        raise m.fail(f"{name!r} names no layout", "bad-value")
+    return Global("torch", name[6:])
+
+
+def _opaque(qualname: str) -> Callable[[tuple[Any, ...], Machine], Opaque]:
+    return lambda args, m: Opaque(qualname, list(args))
+
+
+def build_tensor_from_id(args: tuple[Any, ...], m: Machine) -> Any:
+    return args[0] if type(args[0]) is int else None
+
+
+HANDLERS: dict[str, Callable[[tuple[Any, ...], Machine], Any]] = {
+    "collections.OrderedDict": ordered_dict,
+    "builtins.set": lambda args, m: {m._hashable(x) for x in (args[0] if args else ())},
+    "builtins.frozenset": lambda args, m: frozenset(m._hashable(x) for x in (args[0] if args else ())),
+    "builtins.bytearray": bytearray_,
+    "_codecs.encode": codecs_encode,
+    "builtins.complex": _opaque("builtins.complex"),
+    "torch.Size": _opaque("torch.Size"),
+    "torch.device": _opaque("torch.device"),
+    "torch.serialization._get_layout": get_layout,
+    "torch._utils._rebuild_tensor": rebuild_tensor,
+    "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,
+    "torch._utils._rebuild_tensor_v3": rebuild_tensor_v3,
+    "torch._utils._rebuild_parameter": rebuild_parameter,
+    "torch._utils._rebuild_parameter_with_state": rebuild_parameter_with_state,
+    "torch._utils._rebuild_qtensor": rebuild_qtensor,
+    "torch._utils._rebuild_sparse_tensor": rebuild_sparse_tensor,
+    "torch._utils._rebuild_device_tensor_from_cpu_tensor": rebuild_device_tensor_from_cpu_tensor,
+    "torch._tensor._rebuild_from_type_v2": rebuild_from_type_v2,
+    "torch._tensor._rebuild_from_type": rebuild_from_type_v2,
+    "torch.nn.parameter.Parameter": parameter,
+    "torch.jit._pickle.build_intlist": lambda args, m: args[0],
+    "torch.jit._pickle.build_tensorlist": lambda args, m: args[0],
+    "torch.jit._pickle.build_doublelist": lambda args, m: args[0],
+    "torch.jit._pickle.build_boollist": lambda args, m: args[0],
+    "torch.jit._pickle.build_tensor_from_id": build_tensor_from_id,
+    "torch.jit._pickle.restore_type_tag": lambda args, m: args[0],
+    **{name: _tensor_type(name) for name in TENSOR_TYPES},
+}

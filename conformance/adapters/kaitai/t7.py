@@ -1,0 +1,390 @@
+"""``.t7`` streams through torch_t7.ksy (binary: the four lazy encodings) and torch_t7_ascii.ksy
+(spec/t7.md).  The grammars thread the reference index and reject what breaks it; this module gives the
+parsed objects their meaning: what a back-reference names, tensors over storages, tables, functions and
+torch objects (spec/t7.md#t7-reference-index, #t7-tensor, #t7-torch-object, #t7-function, #t7-tds).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import kaitaistruct
+import numpy as np
+import torch_t7
+import torch_t7_ascii
+from kaitaistruct import KaitaiStream
+
+from .describe import describe
+from .facts import BY_T7_CLASS, DType
+from .failure import Decline, Reject, from_kaitai
+from .values import LuaFunction, LuaTable, Storage, Tensor, TorchObject
+
+HINT_ENV = {"mode": "TORCHFMT_T7_MODE", "long_size": "TORCHFMT_T7_LONG_SIZE",
+            "byte_order": "TORCHFMT_T7_BYTE_ORDER"}
+ASCII_START = frozenset(b" \t\n\v\f\r+-0123456789")
+FUNCTION_KINDS = {"function": "function", "legacy_recur_function": "legacy_recursive",
+                  "recur_function": "recursive"}
+MAX_NDIM = 64
+_PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
+
+
+def hints() -> dict[str, str]:
+    """The case's hints (spec/canonical.md#canonical-t7-hints), as given."""
+    return {k: os.environ[v] for k, v in HINT_ENV.items() if os.environ.get(v)}
+
+
+def _class_info(name: str) -> tuple[str, DType | None, str]:
+    """(kind, dtype, device) of a class name: tensor/storage of a dtype, tds, or generic."""
+    for kind, suffix in (("tensor", "Tensor"), ("storage", "Storage")):
+        if name.startswith("torch.") and name.endswith(suffix):
+            stem = name[len("torch."):-len(suffix)]
+            device = "cpu"
+            if stem.startswith("Cuda"):
+                stem, device = stem[4:] or "Float", "cuda"
+            if stem in BY_T7_CLASS:
+                return kind, BY_T7_CLASS[stem], device
+    if name in ("tds.Hash", "tds_hash"):
+        return "tds_hash", None, "cpu"
+    if name == "tds.Vec":
+        return "tds_vec", None, "cpu"
+    if name == "torch.Generator":
+        raise Decline("t7 class torch.Generator (its write() dumps a C struct)")
+    return "generic", None, "cpu"
+
+
+def c_double(token: str) -> float:
+    """A double as C's strtod reads it (decimal, hexadecimal, inf, nan with a sign)."""
+    t = token.strip().lower()
+    sign = -1.0 if t.startswith("-") else 1.0
+    body = t.lstrip("+-")
+    if body.startswith("nan"):
+        return math.copysign(math.nan, sign)
+    try:
+        value = float.fromhex(body) if body.startswith("0x") else float(body)
+    except ValueError:
+        raise Reject("bad-value", f"{token[:40]!r} is not a number") from None
+    return sign * value
+
+
+def _key_identity(key: Any) -> tuple[str, Any]:
+    if key is None:
+        raise Reject("bad-value", "a table key is nil")
+    if isinstance(key, float):
+        if math.isnan(key):
+            raise Reject("bad-value", "a table key is NaN")
+        return ("number", key + 0.0)
+    if isinstance(key, (str, bytes, bool)):
+        return (type(key).__name__, key)
+    return ("object", id(key))
+
+
+def _lua_string(raw: bytes) -> str | bytes:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return bytes(raw)
+
+
+class _Pending:
+    """The index of a tensor whose storage is still being read."""
+
+
+class Builder:
+    """Values from a parsed stream; ``index`` is the stream's reference table (spec/t7.md#t7-stream)."""
+
+    def __init__(self, ascii_mode: bool, long_size: int = 8, big: bool = False) -> None:
+        self.ascii = ascii_mode
+        self.long_size = long_size
+        self.big = big
+        self.index: dict[int, Any] = {}
+        self.longs_read = False
+
+    # -- scalars of either grammar ------------------------------------------------------------------
+    def _int(self, x: Any) -> int:
+        return x.value if hasattr(x, "value") else x
+
+    def _tokens(self, arr: Any) -> list[str]:
+        return [*getattr(arr, "leading", []), *([arr.last] if hasattr(arr, "last") else [])]
+
+    def _ints(self, x: Any, n: int) -> list[int]:
+        if self.ascii:
+            toks = self._tokens(x)
+            try:
+                return [int(t) for t in toks]
+            except ValueError:
+                raise Reject("bad-value", f"{toks[:4]!r}... are not integers") from None
+        return [v.value for v in x]
+
+    # -- objects --------------------------------------------------------------------------------------
+    def value(self, o: Any) -> Any:
+        tc = o.type_code.name
+        if tc == "nil":
+            return None
+        if tc == "number":
+            return c_double(o.number.text) if self.ascii else o.number
+        if tc == "boolean":
+            flag = self._int(o.boolean)
+            if flag not in (0, 1):
+                raise Reject("bad-value", f"boolean {flag} is neither 0 nor 1")
+            return flag == 1
+        if tc == "string":
+            return _lua_string(o.string.value)
+        if tc == "function":
+            return self.function(o.function, tc, None)
+        ix = o.indexed
+        idx = ix.index
+        if not ix.is_new:
+            return self.reference(tc, idx)
+        if tc == "table":
+            return self.table(ix.table, idx)
+        if tc == "torch":
+            return self.torch(ix.torch, idx)
+        return self.function(ix.function, tc, idx)
+
+    def reference(self, tc: str, idx: int) -> Any:
+        obj = self.index.get(idx)
+        if obj is None or isinstance(obj, _Pending):
+            raise Reject("bad-reference", f"index {idx} names an object still being read")
+        kind = {LuaTable: "table", LuaFunction: "function"}.get(type(obj), "torch")
+        want = {"table": "table", "torch": "torch"}.get(tc, "function")
+        if kind != want:
+            raise Reject("bad-reference", f"a {tc} reference to index {idx}, which is a {kind}")
+        return obj
+
+    def table(self, body: Any, idx: int) -> LuaTable:
+        t = LuaTable()
+        self.index[idx] = t
+        self._pairs(t, body.pairs, "table")
+        return t
+
+    def _pairs(self, t: LuaTable, pairs: list[Any], what: str, tds: bool = False) -> None:
+        seen: set[tuple[str, Any]] = set()
+        for kv in pairs:
+            key = self.value(kv.key)
+            val = self.value(kv.value)
+            ident = _key_identity(key)
+            if tds and ident[0] not in ("number", "str", "bytes"):
+                raise Reject("bad-value", "a tds.Hash key is neither a string nor a number")
+            if ident in seen:
+                raise Reject("bad-value", f"{what} key {key!r:.40} appears twice")
+            seen.add(ident)
+            if val is not None:
+                t.items.append((key, val))
+
+    def function(self, body: Any, tc: str, idx: int | None) -> LuaFunction:
+        bytecode = body.bytecode.value if self.ascii else body.bytecode
+        f = LuaFunction(FUNCTION_KINDS[tc], bytes(bytecode))
+        if idx is not None:
+            self.index[idx] = f
+        ups = self.value(body.upvalues)
+        if not isinstance(ups, LuaTable):
+            raise Reject("bad-value", "a function's upvalues are not a table")
+        by_key: dict[float, Any] = {}
+        for k, v in ups.items:
+            if not (isinstance(k, float) and k.is_integer() and k >= 1):
+                raise Reject("bad-value", f"the upvalue table has the key {k!r:.40}")
+            by_key[k] = v
+        if max(by_key, default=0.0) != len(by_key):
+            raise Reject("bad-value", "the upvalue table's keys are not 1..n")
+        f.upvalues = [by_key[float(i)] for i in range(1, len(by_key) + 1)]
+        if tc == "recur_function" and not all(isinstance(v, LuaTable) for v in f.upvalues):
+            raise Reject("bad-value", "a type 8 upvalue is not a {name, value} table")
+        return f
+
+    def torch(self, body: Any, idx: int) -> Any:
+        name = body.class_name
+        version = body.version if body.has_version else None
+        if not name:
+            raise Reject("bad-value", "empty class name")
+        kind, dtype, device = _class_info(name)
+        payload = body.payload
+        if kind == "tensor":
+            return self.tensor(payload, idx, dtype, device)
+        if kind == "storage":
+            s = self.storage(payload, dtype, device)
+            self.index[idx] = s
+            return s
+        if kind == "tds_hash":
+            self.longs_read = True
+            obj = TorchObject(name, version, LuaTable())
+            self.index[idx] = obj
+            self._pairs(obj.value, payload.pairs, "tds.Hash", tds=True)
+            return obj
+        if kind == "tds_vec":
+            self.longs_read = True
+            obj = TorchObject(name, version, [])
+            self.index[idx] = obj
+            obj.value.extend(self.value(item) for item in payload.items)
+            return obj
+        obj = TorchObject(name, version)
+        self.index[idx] = obj
+        if payload.type_code.name != "table":
+            raise Reject("bad-value", f"the payload of torch class {name} is not a table of fields "
+                                      "(a class with its own write() is not readable generically)")
+        obj.value = self.value(payload)
+        return obj
+
+    def tensor(self, p: Any, idx: int, dtype: DType, device: str) -> Tensor:
+        self.longs_read = True
+        self.index[idx] = _Pending()
+        ndim = self._int(p.num_dims)
+        if ndim > MAX_NDIM:
+            raise Reject("limit-exceeded", f"a tensor of {ndim} dimensions")
+        sizes = self._ints(p.sizes, ndim)
+        strides = self._ints(p.strides, ndim)
+        offset = self._int(p.storage_offset) - 1
+        if any(s < 0 for s in sizes) or any(s < 0 for s in strides):
+            raise Reject("bad-length", f"negative size or stride in {sizes} / {strides}")
+        if offset < 0:
+            raise Reject("bad-length", f"storage offset {offset + 1} is below 1")
+        storage = self.value(p.storage)
+        if storage is not None and not (isinstance(storage, Storage) and storage.dtype is dtype
+                                        and storage.device == device):
+            raise Reject("bad-value", f"a {device} {dtype.name} tensor's storage is "
+                                      f"{type(storage).__name__}, not a matching storage")
+        t = Tensor(dtype, tuple(sizes), tuple(strides), offset, storage, device, lua=True)
+        if t.numel:
+            if storage is None:
+                raise Reject("out-of-bounds", f"a tensor of {t.numel} elements has no storage")
+            last = offset + sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))
+            if last >= storage.numel:
+                raise Reject("out-of-bounds", f"the view reaches element {last} of a storage of "
+                                              f"{storage.numel}")
+        self.index[idx] = t
+        return t
+
+    def storage(self, p: Any, dtype: DType, device: str) -> Storage:
+        self.longs_read = True
+        n = self._int(p.num_elements)
+        if n < 0:
+            raise Reject("bad-length", f"negative storage size {n}")
+        if not self.ascii:
+            width = p.element_size
+            return Storage(dtype, n, device, p.data, "big" if self.big else "little",
+                           stored_width=width if width != dtype.itemsize else None)
+        if hasattr(p, "raw"):
+            return Storage(dtype, n, device, p.raw)
+        toks = self._tokens(p.tokens)
+        if dtype.numpy.kind in "iu":
+            try:
+                ints = [int(t) for t in toks]
+            except ValueError:
+                raise Reject("bad-value", f"a {dtype.name} storage token is not an integer") from None
+            info = np.iinfo(dtype.numpy)
+            if any(not info.min <= v <= info.max for v in ints):
+                raise Reject("bad-value", f"a {dtype.name} storage value out of range")
+            arr = np.array(ints, dtype=dtype.numpy.newbyteorder("<"))
+        else:
+            doubles = np.array([c_double(t) for t in toks], dtype=np.float64)
+            arr = doubles.astype(dtype.numpy.newbyteorder("<"))
+        return Storage(dtype, n, device, arr.view(np.uint8).reshape(n, dtype.itemsize))
+
+
+# -- the whole stream (spec/t7.md#t7-detect) ------------------------------------------------------------
+
+def _sniff_byte_order(head: bytes) -> str | None:
+    for pos in range(0, len(head) - 3, 4):
+        word = head[pos:pos + 4]
+        if word != b"\0\0\0\0":
+            if 0 < word[0] <= 8 and word[1:] == b"\0\0\0":
+                return "little"
+            if 0 < word[3] <= 8 and word[:3] == b"\0\0\0":
+                return "big"
+            raise Reject("bad-type-code", f"{word.hex()} at byte {pos} is no type code in either byte order")
+    return None
+
+
+def _generic_payload_error(e: BaseException) -> Reject | None:
+    """The first generic class payload, among the objects being read when the parse failed, that is not
+    a table: torch's generic read needs the table of fields, so that is the error (bad-value), whatever
+    the grammar tripped on afterwards (spec/t7.md#t7-custom-write)."""
+    tb = e.__traceback__
+    while tb is not None:
+        obj = tb.tb_frame.f_locals.get("self")
+        parent = getattr(obj, "_parent", None)
+        if type(obj).__name__ == "Object" and type(parent).__name__ == "TorchObject" \
+                and getattr(parent, "payload", obj) is obj and hasattr(obj, "type_code") \
+                and _class_info(parent.class_name)[0] == "generic" and obj.type_code.name != "table":
+            return Reject("bad-value", f"the payload of torch class {parent.class_name} starts with type "
+                                       f"code {obj.type_code.name}, not a table of fields (a class with its "
+                                       "own write() is not readable generically)")
+        tb = tb.tb_next
+    return None
+
+
+class _Attempt:
+    """One reading of the stream: its description, or the failure and how far the parse got."""
+
+    def __init__(self, f: Any, size: int, mode: str, long_size: int = 8, byte_order: str = "little") -> None:
+        self.description: dict[str, Any] | None = None
+        self.error: Reject | Decline | None = None
+        self.reach = 0
+        self.longs_read = False
+        f.seek(0)
+        io = KaitaiStream(f)
+        try:
+            if mode == "ascii":
+                objects = torch_t7_ascii.TorchT7Ascii(io).objects
+            else:
+                root = torch_t7.TorchT7(io)
+                name = f"{'be' if byte_order == 'big' else 'le'}_long{long_size}"
+                objects = getattr(root, name).objects
+        except _PARSE_ERRORS as e:
+            self.reach = io.pos()
+            self.error = _generic_payload_error(e) or from_kaitai(
+                e, "torch_t7", f"{mode} t7 stream (long {long_size}, {byte_order}-endian)")
+            return
+        self.reach = size + 1  # the grammar read it all: a semantic failure is further than any parse failure
+        if not objects:
+            self.error = Reject("truncated", "the stream holds no object")
+            return
+        b = Builder(mode == "ascii", long_size, byte_order == "big")
+        try:
+            values = [b.value(o) for o in objects]
+            self.longs_read = b.longs_read
+            self.description = describe(f"t7-{mode}", values)
+        except (Reject, Decline) as e:
+            self.error = e
+
+
+def read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
+    """The description of a .t7 stream: hints first, else detection (spec/t7.md#t7-detect)."""
+    h = hints()
+    if size == 0:
+        raise Reject("truncated", "empty file")
+    mode = h.get("mode")
+    if mode is None:
+        if head[0] <= 8:
+            mode = "binary"
+        elif head[0] in ASCII_START:
+            mode = "ascii"
+        else:
+            raise Reject("unknown-format", f"first byte 0x{head[0]:02x} starts neither a binary nor an "
+                                           "ascii .t7 stream")
+    if mode == "ascii":
+        return _result(_Attempt(f, size, "ascii"))
+    order = h.get("byte_order") or _sniff_byte_order(head) or "little"
+    sizes = [int(h["long_size"])] if "long_size" in h else [8, 4]
+    first = _Attempt(f, size, "binary", sizes[0], order)
+    if len(sizes) == 1 or (first.description is not None and not first.longs_read):
+        return _result(first)
+    second = _Attempt(f, size, "binary", sizes[1], order)
+    if first.description is not None and second.description is not None:
+        if first.description != second.description:
+            raise Reject("ambiguous", "the stream reads completely both with 8-byte and with 4-byte longs; "
+                                      "give the long size as a hint")
+        return first.description
+    if first.description is not None:
+        return first.description
+    if second.description is not None:
+        return second.description
+    return _result(second if second.reach > first.reach else first)
+
+
+def _result(a: _Attempt) -> dict[str, Any]:
+    if a.error is not None:
+        raise a.error
+    assert a.description is not None
+    return a.description
