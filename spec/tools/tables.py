@@ -30,6 +30,7 @@ _REGION = re.compile(
     r"(?P<end><!-- end generated: (?P=name) -->)",
     re.DOTALL,
 )
+_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -67,18 +68,39 @@ GENERATORS: dict[str, Callable[[], str]] = {
 }
 
 
+def _fenced(text: str) -> list[tuple[int, int]]:
+    """Character ranges of fenced code blocks (a marker shown as an example there is no region)."""
+    spans, start, pos = [], None, 0
+    for line in text.splitlines(keepends=True):
+        if _FENCE.match(line):
+            if start is None:
+                start = pos
+            else:
+                spans.append((start, pos + len(line)))
+                start = None
+        pos += len(line)
+    return spans
+
+
+def _matches(text: str) -> list[re.Match[str]]:
+    fences = _fenced(text)
+    return [m for m in _REGION.finditer(text) if not any(a <= m.start() < b for a, b in fences)]
+
+
 def regions(text: str) -> dict[str, str]:
     """The generated regions of a spec file's text: name -> current body."""
-    return {m["name"]: m["body"] for m in _REGION.finditer(text)}
+    return {m["name"]: m["body"] for m in _matches(text)}
 
 
 def render(text: str) -> str:
     """``text`` with every generated region replaced by what its generator renders now."""
-    def fill(m: re.Match[str]) -> str:
+    out, pos = [], 0
+    for m in _matches(text):
         gen = GENERATORS.get(m["name"])
-        return m[0] if gen is None else m["begin"] + gen() + m["end"]
-
-    return _REGION.sub(fill, text)
+        if gen is not None:
+            out += [text[pos:m.start()], m["begin"], gen(), m["end"]]
+            pos = m.end()
+    return "".join(out) + text[pos:]
 
 
 def main(argv: list[str] | None = None) -> int:
