@@ -22,6 +22,8 @@ PROTOCOL_VERSION = 1001
 #: The C type sizes torch's writers record (``struct.calcsize`` of ``=h``, ``=i``, ``=l``); element
 #: widths come from the dtype table, so a file claiming other sizes is declined.
 TYPE_SIZES = {"short": (2,), "int": (4,), "long": (4, 8)}
+#: What a storage or view key may be (torch writes ``str(storage._cdata)``).
+KEY_TYPES = (str, bytes, int)
 
 
 def read_legacy(buf: Any, *, inert: bool = False) -> Document:
@@ -88,7 +90,7 @@ class LegacyStorages:
         dtype = storage_dtype(stype)
         if dtype is None:
             raise FormatError("bad-reference", offset, f"persistent id names {stype!r}, not a storage type")
-        if type(numel) is not int or not isinstance(key, (str, bytes, int)):
+        if type(numel) is not int or not isinstance(key, KEY_TYPES):
             raise FormatError("bad-reference", offset, "persistent id key must be a str, numel an int")
         if numel < 0:
             raise FormatError("bad-length", offset, f"storage {key!r} has {numel} elements")
@@ -110,7 +112,8 @@ class LegacyStorages:
         return storage
 
     def _view(self, root_key: Any, root: Storage, view: Any, offset: int) -> Storage:
-        if not (isinstance(view, tuple) and len(view) == 3 and type(view[1]) is int and type(view[2]) is int):
+        if not (isinstance(view, tuple) and len(view) == 3 and isinstance(view[0], KEY_TYPES)
+                and type(view[1]) is int and type(view[2]) is int):
             raise FormatError("bad-reference", offset, "view metadata must be (view_key, offset, size)")
         view_key, start, size = view
         if view_key in self.roots:
@@ -133,7 +136,7 @@ class LegacyStorages:
             raise FormatError("bad-value", at, "the storage key list is not a list")
         listed: set[Any] = set()
         for key in keys:
-            if key not in self.roots or key in listed:
+            if not isinstance(key, KEY_TYPES) or key not in self.roots or key in listed:
                 raise FormatError("bad-reference", at, f"storage key {key!r} is unknown or listed twice")
             listed.add(key)
         missing = [k for k in self.roots if k not in listed]
