@@ -211,6 +211,9 @@ _FLOAT_TOKEN = re.compile(
     rb"|[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)"
 )
 
+#: The characters a token of each kind is made of: a run of them reaching the end is a cut token.
+_TOKEN_CHARS = {_INT_TOKEN: re.compile(rb"[+\-0-9]*"), _FLOAT_TOKEN: re.compile(rb"[+\-0-9A-Za-z._()]*")}
+
 
 def parse_c_double(token: bytes) -> float:
     """The double C's ``strtod`` gives for a token matched by the ascii number grammar."""
@@ -310,6 +313,10 @@ class AsciiEncoding(Encoding):
         m = pattern.match(self.buf, self.pos)
         end = m.end() if m else self.pos
         if m is None or (end < self.size and self.buf[end] not in _WHITESPACE):
+            word = _TOKEN_CHARS[pattern].match(self.buf, self.pos)
+            assert word is not None
+            if word.end() == self.size:  # a token cut short by the end of the file
+                raise FormatError("truncated", self.pos, f"the file ends inside {what}")
             shown = bytes(self.buf[self.pos:self.pos + 16])
             raise FormatError("bad-value", self.pos, f"expected {what}, found {shown!r}")
         self.pos = end

@@ -299,16 +299,20 @@ class ObjectReader:
             raise FormatError("bad-length", ndim_at, f"negative tensor dimension count {ndim}")
         if ndim > MAX_NDIM:
             raise FormatError("limit-exceeded", ndim_at, f"{ndim} dimensions (at most {MAX_NDIM})")
-        sizes_at = enc.pos
-        sizes = enc.read_longs(ndim)
-        strides = enc.read_longs(ndim)
+        sizes = self._non_negative_longs(ndim, "size")
+        strides = self._non_negative_longs(ndim, "stride")
         offset_at = enc.pos
         offset = enc.read_long() - 1  # the file holds the 1-based Lua offset
-        if any(s < 0 for s in sizes) or any(s < 0 for s in strides):
-            raise FormatError("bad-length", sizes_at, f"negative size or stride in {sizes} / {strides}")
         if offset < 0:
             raise FormatError("bad-length", offset_at, f"storage offset {offset + 1} is below 1")
         return self._tensor_storage(info, slot, tuple(sizes), tuple(strides), offset, enc.pos)
+
+    def _non_negative_longs(self, n: int, what: str) -> list[int]:
+        at = self.enc.pos
+        values = self.enc.read_longs(n)
+        if any(v < 0 for v in values):
+            raise FormatError("bad-length", at, f"negative tensor {what} in {values}")
+        return values
 
     def _tensor_storage(self, info: classes.ClassInfo, slot: int, sizes: tuple[int, ...],
                         strides: tuple[int, ...], offset: int, at: int) -> _Reader:
@@ -419,10 +423,17 @@ def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
     first = BinaryEncoding(mv, byte_order, sizes[0])
     try:
         objects = _read_with(first)
-    except FormatError as e:
+    except FormatError as error8:
         if len(sizes) == 1 or not first.longs_read:
             raise
-        return _retry_long4(mv, byte_order, e)
+        # The 8-byte reading failed: the 4-byte one is the answer if it succeeds; if both fail, the
+        # error of the reading that got further into the file is reported (spec/t7.md#t7-detect).
+        second = BinaryEncoding(mv, byte_order, 4)
+        try:
+            objects = _read_with(second)
+        except FormatError as error4:
+            raise (error4 if second.pos > first.pos else error8) from None
+        return Document(second.format, objects, {"t7": second.describe()})
     if len(sizes) == 1 or not first.longs_read:
         return Document(first.format, objects, {"t7": first.describe()})
     other = BinaryEncoding(mv, byte_order, 4)
@@ -433,16 +444,3 @@ def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
     raise FormatError("ambiguous", None,
                       f"the stream reads completely both with 8-byte longs ({len(objects)} objects) and "
                       f"with 4-byte longs ({len(others)} objects); give the long size as a hint")
-
-
-def _retry_long4(mv: memoryview, byte_order: str, error8: FormatError) -> Document:
-    """The 8-byte reading failed: the 4-byte one is the answer if it succeeds; if both fail, the
-    error found further into the file is reported (spec/t7.md#t7-detect)."""
-    enc = BinaryEncoding(mv, byte_order, 4)
-    try:
-        objects = _read_with(enc)
-    except FormatError as error4:
-        far8 = -1 if error8.offset is None else error8.offset
-        far4 = -1 if error4.offset is None else error4.offset
-        raise (error4 if far4 > far8 else error8) from None
-    return Document(enc.format, objects, {"t7": enc.describe()})
