@@ -86,9 +86,11 @@ def retype(storage: Storage, dtype: DType, where: int | None) -> None:
 
 
 def _metadata(t: Tensor, metadata: dict[Any, Any] | None, where: int | None) -> Tensor:
-    for k, v in (metadata or {}).items():
-        if k not in METADATA_KEYS or type(v) is not bool:
-            raise FormatError("bad-value", where, f"unknown tensor metadata {k!r}: {v!r}")
+    """The lazy view bits of spec/tensors.md#tensors-conj-neg; other metadata keys change nothing."""
+    for k in METADATA_KEYS:
+        v = (metadata or {}).get(k, False)
+        if type(v) is not bool:
+            raise FormatError("bad-value", where, f"tensor metadata {k!r} is {v!r}, not a bool")
         setattr(t, k, v)
     return t
 
@@ -235,10 +237,10 @@ def rebuild_qtensor(args: tuple[Any, ...], ctx: Call) -> QuantizedTensor:
         zero_points = _channel_values(zero_points, "float32" if float_q else "int64", where)
         for name, v in (("scales", scales), ("zero_points", zero_points)):
             if math.prod(v.shape) != dense.shape[axis]:
-                raise FormatError("bad-length", where, f"{name} has {math.prod(v.shape)} values for "
+                raise FormatError("bad-value", where, f"{name} has {math.prod(v.shape)} values for "
                                                        f"{dense.shape[axis]} channels")
         return QuantizedTensor(**fields, qscheme=scheme, scales=scales, zero_points=zero_points, axis=axis)
-    raise Unsupported(f"quantization scheme {scheme}")
+    raise FormatError("bad-value", where, f"quantization scheme {scheme} cannot be loaded")
 
 
 def _qscheme(g: Any, where: int | None) -> str:
