@@ -137,11 +137,12 @@ def _p(spec: str) -> tuple[Param, ...]:
 def _ordered_dict(args: tuple[Any, ...], ctx: Call) -> collections.OrderedDict[Any, Any]:
     out: collections.OrderedDict[Any, Any] = collections.OrderedDict()
     for k, v in args[0] if args else ():
-        _setitem(out, k, v, ctx.offset)
+        set_item(out, k, v, ctx.offset)
     return out
 
 
-def _setitem(d: dict[Any, Any], k: Any, v: Any, offset: int) -> None:
+def set_item(d: dict[Any, Any], k: Any, v: Any, offset: int) -> None:
+    """``d[k] = v`` with an unhashable key rejected as ``bad-value`` (spec/pickle.md#pickle-stack)."""
     try:
         d[k] = v
     except TypeError:

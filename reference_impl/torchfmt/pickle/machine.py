@@ -23,7 +23,7 @@ from ..errors import FormatError
 from ..model import Global, OpaqueObject, Tensor
 from ..pt import rebuild
 from . import opcodes as oc
-from .globals import Call, canonical_name, lookup
+from .globals import Call, canonical_name, lookup, set_item
 from .opcodes import BY_CODE, HIGHEST_PROTOCOL, ArgKind, Opcode
 
 
@@ -231,10 +231,7 @@ class Machine:
         if len(items) % 2:
             raise self.fail("bad-pickle", "SETITEMS with an odd number of items")
         for i in range(0, len(items), 2):
-            try:
-                target[items[i]] = items[i + 1]
-            except TypeError:
-                raise self.fail("bad-value", f"unhashable dict key {type(items[i]).__name__}") from None
+            set_item(target, items[i], items[i + 1], self.at)
 
     def persistent(self, pid: Any) -> Any:
         if self.persistent_load is None:
