@@ -170,7 +170,7 @@ def _one(**kw: Any) -> bytes:
     ({"keys": ["1", "1"], "storages": [DATA, DATA]}, "bad-reference"),
     ({"counts": [struct.pack("<q", 9)]}, "bad-value"),  # count disagrees with the persistent id
     ({"storages": [DATA[:20]], "counts": [struct.pack("<q", 10)]}, "truncated"),
-    ({"storages": [DATA + b"x"]}, "bad-length"),  # bytes after the last storage
+    ({"storages": [DATA + b"x"]}, "bad-container"),  # bytes after the last storage
     ({"sys_info": {"protocol_version": 1000, "little_endian": True, "type_sizes": {}}}, "bad-value"),
     ({"sys_info": {"protocol_version": 1001, "little_endian": 1, "type_sizes": {}}}, "bad-value"),
 ])

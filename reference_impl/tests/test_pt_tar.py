@@ -157,7 +157,7 @@ def test_member_invariants() -> None:
     ({"sys_info": _pickles({**SYS_INFO, "protocol_version": 1001})}, "bad-value"),
     ({"tensors": _pickles(1) + tensor_record(10, 9, (2,), (1,), 0)}, "bad-reference"),  # unknown storage
     ({"tensors": _pickles(1) + tensor_record(10, 1, (4, 4), (4, 1), 0)}, "out-of-bounds"),
-    ({"tensors": _pickles(1) + tensor_record(10, 1, (2,), (1,), 0) + b"x"}, "bad-length"),
+    ({"tensors": _pickles(1) + tensor_record(10, 1, (2,), (1,), 0) + b"x"}, "bad-container"),
     ({"tensors": _pickles(2) + tensor_record(10, 1, (2,), (1,), 0)}, "truncated"),  # one record missing
 ])
 def test_record_invariants(change: dict[str, bytes], expected: str) -> None:

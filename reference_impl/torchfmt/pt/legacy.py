@@ -46,7 +46,7 @@ def read_legacy(buf: Any, *, inert: bool = False) -> Document:
     keys, pos = header.load(pos)
     end = storages.read_data(buf, keys, pos, at, little_endian)
     if end != len(buf):
-        raise FormatError("bad-length", end, f"{len(buf) - end} bytes after the last storage")
+        raise FormatError("bad-container", end, f"{len(buf) - end} bytes after the last storage")
     return Document("pt-legacy", [obj], extra={"sys_info": sys_info})
 
 

@@ -231,4 +231,4 @@ def _read_tensors(buf: memoryview, m: TarMember, header: Machine, objects: dict[
         objects[key] = Tensor(storage.dtype, size, stride, offset, storage, device=storage.device)
         pos += 16 + 16 * ndim
     if pos != end:
-        raise FormatError("bad-length", pos, f"{end - pos} bytes after the last tensor")
+        raise FormatError("bad-container", pos, f"{end - pos} bytes after the last tensor")

@@ -48,9 +48,10 @@ class Member:
     stored_size: int = 0
 
     def data(self, buf: memoryview) -> memoryview:
-        """The member's bytes, a view of ``buf``; a compressed member is declined."""
+        """The member's bytes, a view of ``buf``; a record that is read must be stored, never inflated
+        (spec/pt-zip.md#pt-zip-records)."""
         if self.method != 0:
-            raise Unsupported(f"zip compression method {self.method} (record {self.name!r})")
+            raise _fail(self.header_offset, f"record {self.name!r} is compressed (method {self.method})")
         return buf[self.offset:self.offset + self.size]
 
 
@@ -65,17 +66,23 @@ def _unpack(s: struct.Struct, buf: memoryview, offset: int, what: str) -> tuple[
 
 
 def _find_eocd(buf: memoryview) -> int:
-    """The end-of-central-directory record: it and its comment end exactly at the end of the file."""
+    """The end-of-central-directory record: it and its comment end exactly at the end of the file, and
+    no other candidate does (a comment that holds a second archive is ``ambiguous``)."""
     lo = max(0, len(buf) - _EOCD.size - MAX_COMMENT)
     tail = bytes(buf[lo:])
+    found: list[int] = []
     i = tail.rfind(EOCD_SIG)
     while i >= 0:
         at = lo + i
         if at + _EOCD.size <= len(buf):
             comment = struct.unpack_from("<H", buf, at + 20)[0]
             if at + _EOCD.size + comment == len(buf):
-                return at
+                found.append(at)
         i = tail.rfind(EOCD_SIG, 0, i)
+    if len(found) > 1:
+        raise FormatError("ambiguous", found[0], f"{len(found)} end records end the file")
+    if found:
+        return found[0]
     if EOCD_SIG in tail:
         raise _fail(lo + tail.rfind(EOCD_SIG), "bytes after the end-of-central-directory record")
     raise FormatError("truncated", len(buf), "no end-of-central-directory record at the end of the file")
