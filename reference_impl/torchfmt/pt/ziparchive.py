@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from ..errors import FormatError, Unsupported
+from ..errors import FormatError
 
 EOCD_SIG = b"PK\x05\x06"
 ZIP64_LOCATOR_SIG = b"PK\x06\x07"
@@ -97,7 +97,7 @@ def _directory(buf: memoryview) -> tuple[int, int, int, int]:
     if loc >= 0 and bytes(buf[loc:loc + 4]) == ZIP64_LOCATOR_SIG:
         _, z_disk, z_offset, disks = _unpack(_LOCATOR, buf, loc, "zip64 locator")
         if z_disk != 0 or disks != 1:
-            raise Unsupported("multi-disk zip archive")
+            raise _fail(eocd, "a multi-disk zip archive")
         if z_offset + _ZIP64_EOCD.size > loc:
             raise FormatError("out-of-bounds", loc, "zip64 end record is not before its locator")
         sig, _, _, _, disk64, cd_disk64, here64, total64, size64, offset64 = _unpack(
@@ -114,7 +114,7 @@ def _directory(buf: memoryview) -> tuple[int, int, int, int]:
         disk, cd_disk, here, total, cd_size, cd_offset = disk64, cd_disk64, here64, total64, size64, offset64
         limit = z_offset
     if disk != 0 or cd_disk != 0:
-        raise Unsupported("multi-disk zip archive")
+        raise _fail(eocd, "a multi-disk zip archive")
     if here != total:
         raise _fail(eocd, f"{here} entries on this disk but {total} in all")
     if cd_offset + cd_size > limit:
@@ -180,7 +180,7 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
         if method == 0 and csize != usize:
             raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
         if disk not in (0, 0xFFFF):
-            raise Unsupported("multi-disk zip archive")
+            raise _fail(pos, f"member {name!r} starts on disk {disk}")
         if name in names:
             raise _fail(pos, f"duplicate member name {name!r}")
         names.add(name)
