@@ -118,6 +118,7 @@ def test_ascii_short_elements_must_fit() -> None:
     (b"-nan", 0xFFF8000000000000), (b"nan", 0x7FF8000000000000), (b"NaN(123)", 0x7FF8000000000000),
     (b"-0", 0x8000000000000000), (b"inf", 0x7FF0000000000000), (b"-Infinity", 0xFFF0000000000000),
     (b"4.9406564584124654e-324", 1), (b"0x1p-1074", 1), (b"-0x.8p1", 0xBFF0000000000000),
+    (b"-0x1p99999", 0xFFF0000000000000), (b"1e99999", 0x7FF0000000000000), (b"0x1p-99999", 0),
 ])
 def test_c_double_tokens(token: bytes, bits: int) -> None:
     assert struct.unpack("<Q", struct.pack("<d", parse_c_double(token)))[0] == bits
@@ -130,12 +131,15 @@ def test_float32_is_rounded_once_from_the_decimal() -> None:
         ctx.prec = 200
         above = Decimal(1) + Decimal(2) ** -24 + Decimal(2) ** -80
         below = Decimal(1) + Decimal(2) ** -24 - Decimal(2) ** -80
-    tokens = [str(above).encode(), str(below).encode(), b"1.000000059604644775390625"]
-    doubles = np.array([float(t) for t in tokens])
-    assert doubles[0] == doubles[1] == 1 + 2**-24
+    long_digits = b"1.000000059604644775390625" + b"0" * 5000 + b"1"  # beyond int()'s digit limit
+    tokens = [str(above).encode(), str(below).encode(), b"1.000000059604644775390625", long_digits,
+              b"0x1.000001p0", b"0x1.0000010000000000000000001p0"]
+    doubles = np.array([parse_c_double(t) for t in tokens])
+    assert (doubles == 1 + 2**-24).all()
     assert np.float32(doubles[0]) == 1.0  # the naive double rounding
     got = to_float32(doubles, tokens)
-    assert got.tolist() == [1 + 2**-23, 1.0, 1.0]  # exact midpoint: ties to even
+    # exact midpoints tie to even (1.0); values above it round up
+    assert got.tolist() == [1 + 2**-23, 1.0, 1.0, 1 + 2**-23, 1.0, 1 + 2**-23]
 
 
 def test_float32_rounding_at_the_top_of_the_range() -> None:

@@ -99,6 +99,8 @@ def test_the_real_primitive_stream_is_rejected_at_its_int() -> None:
     i(4) + i(1) + i(-3),                            # class header length
     i(8) + i(1) + i(-2),                            # bytecode length
     torch(1, b"tds.Vec", q(-1)),                    # tds count
+    float_tensor([1, 2], [2**61, 1], 1, 2),         # a stride beyond 64-bit byte offsets
+    float_tensor([0, 2**62], [1, 1], 1, 2),         # an empty tensor whose other sizes overflow
 ])
 def test_negative_lengths(data: bytes) -> None:
     assert _code(data) == "bad-length"

@@ -13,6 +13,7 @@ import os
 import re
 import struct
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -216,13 +217,17 @@ _TOKEN_CHARS = {_INT_TOKEN: re.compile(rb"[+\-0-9]*"), _FLOAT_TOKEN: re.compile(
 
 
 def parse_c_double(token: bytes) -> float:
-    """The double C's ``strtod`` gives for a token matched by the ascii number grammar."""
+    """The double C's ``strtod`` gives for a token matched by the ascii number grammar (overflow is
+    an infinity, as strtod's ``HUGE_VAL``)."""
     text = token.decode("ascii")
     body = text.lstrip("+-")
     negative = text.startswith("-")
     lowered = body.lower()
     if lowered.startswith("0x"):
-        value = float.fromhex(body)
+        try:
+            value = float.fromhex(body)
+        except OverflowError:
+            value = math.inf
     elif lowered.startswith("nan"):
         value = math.nan
     else:
@@ -230,20 +235,28 @@ def parse_c_double(token: bytes) -> float:
     return -value if negative else value
 
 
-def _exact(token: bytes) -> Fraction:
-    """The exact rational value of a finite decimal or hexadecimal token."""
+def _compare_exact(token: bytes, target: float) -> int:
+    """-1, 0 or 1 as the exact value of a finite number token is below, at or above ``target``."""
     text = token.decode("ascii")
-    sign = -1 if text.startswith("-") else 1
     body = text.lstrip("+-")
+    sign = -1 if text.startswith("-") else 1
     if body[:2].lower() != "0x":
-        return sign * Fraction(body)
-    mant, _, exp = body[2:].lower().partition("p")
-    whole, _, frac = mant.partition(".")
-    digits = int((whole + frac) or "0", 16)
-    return sign * Fraction(digits) * Fraction(2) ** (int(exp or "0") - 4 * len(frac))
+        exact: Decimal | Fraction = Decimal(text)  # any length, any exponent: exact
+        goal: Decimal | Fraction = Decimal(target)
+    else:
+        mant, _, exp = body[2:].lower().partition("p")
+        whole, _, frac = mant.partition(".")
+        exp_digits = exp.lstrip("+-").lstrip("0") or "0"
+        if len(exp_digits) > 18:  # no finite double is written so; nothing to settle
+            return 0
+        power = (-1 if exp.startswith("-") else 1) * int(exp_digits) - 4 * len(frac)
+        exact = sign * Fraction(int((whole + frac) or "0", 16)) * Fraction(2) ** power
+        goal = Fraction(target)
+    return (exact > goal) - (exact < goal)
 
 
-_F32_MAX_MID = Fraction(2) ** 128 - Fraction(2) ** 103  # halfway between FLT_MAX and 2**128
+#: Halfway between FLT_MAX and 2**128: a double.
+_F32_MAX_MID = float(2**128 - 2**103)
 
 
 def to_float32(values: np.ndarray, tokens: list[bytes]) -> np.ndarray:
@@ -257,23 +270,23 @@ def to_float32(values: np.ndarray, tokens: list[bytes]) -> np.ndarray:
         f32 = values.astype(np.float32)
     back = f32.astype(np.float64)
     for i in np.nonzero(np.isfinite(values) & (back != values))[0]:
+        d = float(values[i])
         with np.errstate(over="ignore"):
-            lo, hi, mid = _float32_neighbours(float(values[i]), f32[i])
-        if Fraction(float(values[i])) == mid:
-            exact = _exact(tokens[i])
-            if exact != mid:
-                f32[i] = hi if exact > mid else lo
+            lo, hi, mid = _float32_neighbours(d, f32[i])
+        if d == mid:
+            side = _compare_exact(tokens[i], mid)
+            if side:
+                f32[i] = hi if side > 0 else lo
     return f32
 
 
-def _float32_neighbours(d: float, rounded: np.float32) -> tuple[np.float32, np.float32, Fraction]:
-    """The float32 values just below and above ``d`` (``rounded`` is one of them) and their midpoint."""
+def _float32_neighbours(d: float, rounded: np.float32) -> tuple[np.float32, np.float32, float]:
+    """The float32 values just below and above ``d`` (``rounded`` is one of them) and their midpoint,
+    which a double holds exactly."""
     inf = np.float32(np.inf)
+    top = np.float32(3.4028234663852886e38)
     if math.isinf(float(rounded)):
-        top = np.float32(3.4028234663852886e38)
-        if rounded > 0:
-            return top, inf, _F32_MAX_MID
-        return -inf, -top, -_F32_MAX_MID
+        return (top, inf, _F32_MAX_MID) if rounded > 0 else (-inf, -top, -_F32_MAX_MID)
     if float(rounded) < d:
         lo, hi = rounded, np.nextafter(rounded, inf)
     else:
@@ -282,7 +295,7 @@ def _float32_neighbours(d: float, rounded: np.float32) -> tuple[np.float32, np.f
         return lo, hi, _F32_MAX_MID
     if math.isinf(float(lo)):
         return lo, hi, -_F32_MAX_MID
-    return lo, hi, (Fraction(float(lo)) + Fraction(float(hi))) / 2
+    return lo, hi, (float(lo) + float(hi)) / 2
 
 
 def float32_to_half(f32: np.ndarray) -> np.ndarray:

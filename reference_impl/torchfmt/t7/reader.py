@@ -321,8 +321,8 @@ class ObjectReader:
                                         and storage.device == info.device):
             raise FormatError("bad-value", at, f"a {info.device} {info.dtype} tensor's storage is "
                                                f"{type(storage).__name__}, not a matching storage")
-        _check_view(sizes, strides, offset, storage, at)
         assert info.dtype is not None
+        _check_view(sizes, strides, offset, storage, info.dtype.itemsize, at)
         tensor = Tensor(info.dtype, sizes, strides, offset, storage, device=info.device, lua=True)
         self.objects[slot] = tensor
         return tensor
@@ -390,8 +390,12 @@ def _sequence(table: LuaTable, at: int, what: str) -> list[Any]:
 
 
 def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
-                storage: Storage | None, at: int) -> None:
-    """A view's elements must lie inside its storage (spec/t7.md#t7-tensor-offset)."""
+                storage: Storage | None, width: int, at: int) -> None:
+    """Sizes and strides must fit 64-bit byte offsets (spec/t7.md#t7-tensor); a view's elements must lie
+    inside its storage (spec/t7.md#t7-tensor-offset)."""
+    if width * math.prod(n for n in sizes if n) >= 1 << 63 or any(width * s >= 1 << 63 for s in strides):
+        raise FormatError("bad-length", at, f"sizes {list(sizes)} or strides {list(strides)} overflow "
+                                            f"64-bit byte offsets")
     numel = math.prod(sizes) if sizes else 0
     if numel == 0:
         return
