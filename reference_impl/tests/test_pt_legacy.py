@@ -199,3 +199,12 @@ def test_protocol_0_header_and_old_magic_form() -> None:
     data = _one(protocol=1)  # no PROTO opcode: the magic number is a text LONG
     assert data[:1] == b"L"
     assert read_bytes(data).objects[0].numpy().tolist() == list(range(10))
+
+
+def test_expanded_views_are_limited() -> None:
+    s = _Storage(("storage", torch.FloatStorage, "1", "cpu", 10, None))
+    ok = read_bytes(stream(_Tensor(s, 3, (1000, 1000), (0, 0)), ["1"], [DATA])).objects[0]
+    assert ok.numpy().shape == (1000, 1000) and float(ok.numpy()[999, 999]) == 3.0
+    with pytest.raises(FormatError) as e:
+        read_bytes(stream(_Tensor(s, 0, (2**31, 2**31), (0, 0)), ["1"], [DATA]))
+    assert e.value.code == "limit-exceeded"

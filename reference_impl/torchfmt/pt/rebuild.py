@@ -17,6 +17,7 @@ import numpy as np
 from ..dtypes import BY_NAME, DType
 from ..errors import FormatError, Unsupported
 from ..model import Global, OpaqueObject, QuantizedTensor, SparseTensor, Storage, Tensor
+from ..t7.reader import MAX_EXPANDED_ELEMENTS  # the one home of the expanded-view limit, shared with .t7
 
 if TYPE_CHECKING:
     from ..pickle.globals import Call
@@ -60,6 +61,10 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
         raise FormatError("out-of-bounds", where,
                           f"view (offset {offset}, size {size}, stride {stride}) reaches element {last} "
                           f"of a storage of {storage.numel}")
+    numel = math.prod(size)
+    if numel > max(storage.numel, MAX_EXPANDED_ELEMENTS):  # an expand/overlap whose hash would never end
+        raise FormatError("limit-exceeded", where, f"a view of {numel} elements over a storage of "
+                                                   f"{storage.numel}")
 
 
 def _dense(storage: Storage, offset: int, size: Any, stride: Any, requires_grad: bool, where: int | None,
