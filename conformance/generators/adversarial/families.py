@@ -1,0 +1,24 @@
+"""The families of adversarial cases, by name (one generator module each)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import containers, pickle_gadgets, pickle_machine, t7, tensors
+from .record import AdvCase
+
+FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
+    "pickle-gadgets": pickle_gadgets.gadgets,
+    "pickle-machine": pickle_machine.machine_cases,
+    "tensors": tensors.tensor_cases,
+    "containers": containers.container_cases,
+    "t7": t7.t7_cases,
+}
+#: Family name by module file name (as case provenance names it).
+MODULES: dict[str, str] = {
+    "pickle_gadgets.py": "pickle-gadgets",
+    "pickle_machine.py": "pickle-machine",
+    "tensors.py": "tensors",
+    "containers.py": "containers",
+    "t7.py": "t7",
+}

@@ -1,0 +1,177 @@
+"""The adversarial case record and how it is written to ``conformance/cases/<format>/adv-*/``.
+
+Each case is derived from a real writer's file where it can be (its :class:`Source`), names the spec
+anchors it enforces and the error codes the spec's judgement allows (spec/canonical.md#canonical-error-codes),
+and carries what real torch 2.13 said of it (``torchcheck``).  A ``reject`` case that torch's
+``weights_only=True`` loader accepts is tagged ``stricter-than-torch`` and must say why the spec is
+stricter (``why_stricter``): the generator stops otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .torchcheck import Verdict
+
+ROOT = Path(__file__).resolve().parents[3]
+CASES = ROOT / "conformance" / "cases"
+PACKAGE = "conformance/generators/adversarial"
+#: The harness's fixed canary (conformance/harness/runner.py CANARY when TMPDIR is /tmp); gadget
+#: payloads touch it as well as their own.
+HARNESS_CANARY = "/tmp/torchfmt-conformance-canary"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The real writer's file a case was derived from."""
+
+    data: bytes
+    label: str  # a committed path, a corpus path, or the call that wrote it
+    writer: str  # "torch 2.13.0+cpu", "Lua Torch7 @814ea4a (LuaJIT 2.1)"
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass
+class AdvCase:
+    folder: str  # "<format>/adv-<name>"
+    data: bytes
+    errors: list[str]
+    features: list[str]
+    spec: list[str]
+    how: str
+    source: Source | None
+    generator: str  # the family module, e.g. "pickle_gadgets.py"
+    category: str = "reject"
+    hints: dict[str, Any] | None = None
+    canary: str | None = None  # a path the payload touches if a naive loader runs it
+    why_stricter: str = ""  # why the spec rejects what torch's weights_only loader accepts
+    torch: dict[str, Verdict] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        name = self.folder.split("/", 1)[1]
+        assert name.startswith("adv-"), self.folder
+        assert self.category in ("reject", "impl"), self.category
+
+    @property
+    def format(self) -> str:
+        return self.folder.split("/")[0]
+
+    @property
+    def name(self) -> str:
+        return self.folder.split("/", 1)[1]
+
+    @property
+    def file(self) -> str:
+        return "data.t7" if self.format.startswith("t7-") else "data.pt"
+
+    @property
+    def canaries(self) -> list[str]:
+        return [self.canary, HARNESS_CANARY] if self.canary else []
+
+    def stricter_than_torch(self) -> bool:
+        return self.category == "reject" and "True" in self.torch and self.torch["True"].loads
+
+
+def canary_path(name: str) -> str:
+    """The canary of case ``adv-<name>``: ``/tmp/torchfmt-canary-<name>``."""
+    return f"/tmp/torchfmt-canary-{name}"
+
+
+def case_yaml(c: AdvCase) -> dict[str, Any]:
+    notes = []
+    if c.source is not None:
+        notes.append(
+            f"derived from {c.source.label} (sha256 {c.source.sha256[:16]}..., written by {c.source.writer})"
+        )
+    notes.append(c.how)
+    if c.torch:
+        notes.append(
+            "; ".join(c.torch[m].text(m) for m in ("True", "False") if m in c.torch) + " (torch "
+            "2.13.0+cpu, in a sandboxed subprocess)"
+        )
+    elif c.format.startswith("t7-"):
+        notes.append("not checked against Lua Torch (no Lua at generation time)")
+    features = set(c.features)
+    if c.stricter_than_torch():
+        if not c.why_stricter:
+            raise SystemExit(
+                f"{c.folder}: torch's weights_only loader accepts it; say why the spec rejects "
+                "it (why_stricter) or change the case"
+            )
+        features.add("stricter-than-torch")
+        notes.append(f"stricter than torch: {c.why_stricter}")
+    if c.canary:
+        notes.append(f"if a loader runs the payload it only touches {c.canary} and {HARNESS_CANARY}")
+    expect: dict[str, Any] = {"error": c.errors[0]} if len(c.errors) == 1 else {"errors": list(c.errors)}
+    data: dict[str, Any] = {
+        "id": c.folder,
+        "category": c.category,
+        "format": c.format,
+        "file": c.file,
+        "features": sorted(features),
+        "spec": list(dict.fromkeys(c.spec)),
+        "provenance": {
+            "writer": "generated (adversarial)",
+            "generator": f"{PACKAGE}/{c.generator}",
+            "notes": ". ".join(n.rstrip(".") for n in notes) + ".",
+        },
+        "expect": expect,
+    }
+    if c.hints:
+        data["hints"] = c.hints
+    if c.canary:
+        data["canary"] = c.canary
+    return data
+
+
+def owned_folders() -> list[Path]:
+    """Case folders this package wrote before: ``adv-*`` folders whose provenance names it."""
+    out = []
+    for yml in CASES.glob("*/adv-*/case.yaml"):
+        try:
+            data = yaml.safe_load(yml.read_text(encoding="utf-8"))
+        except yaml.YAMLError:
+            continue
+        gen = str(((data or {}).get("provenance") or {}).get("generator", ""))
+        if gen.startswith(PACKAGE + "/"):
+            out.append(yml.parent)
+    return out
+
+
+def generator_of(folder: Path) -> str:
+    """The family module named by a written case's provenance (``pickle_gadgets.py``), or ``""``."""
+    try:
+        data = yaml.safe_load((folder / "case.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return ""
+    return str(((data or {}).get("provenance") or {}).get("generator", "")).rsplit("/", 1)[-1]
+
+
+def write(cases: list[AdvCase], keep: list[Path] | None = None) -> list[Path]:
+    """(Re)write every case folder and remove the ones this package no longer makes (except ``keep``)."""
+    names = [c.folder for c in cases]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise SystemExit(f"duplicate case folders: {sorted(dup)}")
+    written = []
+    for c in cases:
+        folder = CASES / c.folder
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        (folder / c.file).write_bytes(c.data)
+        text = yaml.safe_dump(case_yaml(c), sort_keys=False, width=100, allow_unicode=True)
+        (folder / "case.yaml").write_text(text, encoding="utf-8")
+        written.append(folder)
+    for stale in set(owned_folders()) - set(written) - set(keep or []):
+        shutil.rmtree(stale)
+    return written

@@ -1,0 +1,149 @@
+"""What real torch does with a derived ``.pt`` file, asked in a sandboxed subprocess.
+
+``torch.load(f, weights_only=True)`` and ``weights_only=False`` are each run in a forked child of one
+worker process that imports torch once.  The worker runs in a throwaway temporary folder (cwd, HOME and
+TMPDIR), each child under an address-space limit and an alarm, so that a gadget file that does run its
+payload only touches its canary, and a bomb only kills its child.  The generator never loads a file in
+its own process.
+
+Run as a script, this module is the worker: ``torchcheck.py MANIFEST.json`` (a list of
+``{"name", "path", "canaries"}``) prints one JSON list of verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PYTHON = os.environ.get("TORCHFMT_TORCH_PYTHON", sys.executable)
+CHILD_SECONDS = 30
+CHILD_MEMORY = 4 << 30
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """torch's answer for one mode: ``loads`` or an exception summary; ``ran`` when the canary appeared."""
+
+    loads: bool
+    detail: str
+    ran: bool = False
+
+    def text(self, mode: str) -> str:
+        what = "loads it" if self.loads else f"refuses it ({self.detail})"
+        return f"torch.load(weights_only={mode}) {what}" + ("; the canary was touched" if self.ran else "")
+
+
+def check(
+    files: dict[str, bytes], canaries: dict[str, list[str]] | None = None
+) -> dict[str, dict[str, Verdict]]:
+    """{name: {"True": Verdict, "False": Verdict}} for each file of ``files`` (name -> bytes)."""
+    canaries = canaries or {}
+    with tempfile.TemporaryDirectory(prefix="torchfmt-torchcheck-") as tmp:
+        manifest = []
+        for i, (name, data) in enumerate(files.items()):
+            p = Path(tmp) / f"f{i}.pt"
+            p.write_bytes(data)
+            manifest.append({"name": name, "path": str(p), "canaries": canaries.get(name, [])})
+        (Path(tmp) / "manifest.json").write_text(json.dumps(manifest))
+        work = Path(tmp) / "work"
+        work.mkdir()
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(work),
+            "TMPDIR": str(work),
+            "OMP_NUM_THREADS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        out = subprocess.run(
+            [PYTHON, str(Path(__file__).resolve()), str(Path(tmp) / "manifest.json")],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            timeout=60 + 2 * CHILD_SECONDS * len(files),
+            stdin=subprocess.DEVNULL,
+        )
+        if out.returncode != 0:
+            raise RuntimeError(f"torchcheck worker failed: {out.stderr.decode(errors='replace')[-2000:]}")
+        rows = json.loads(out.stdout.decode().strip().splitlines()[-1])
+    return {r["name"]: {mode: Verdict(**r[mode]) for mode in ("True", "False")} for r in rows}
+
+
+# -- the worker ------------------------------------------------------------------------------------
+
+
+def _child(path: str, weights_only: bool, folder: str, write_fd: int) -> None:  # pragma: no cover
+    import resource
+    import signal
+
+    os.chdir(folder)
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY, CHILD_MEMORY))
+    signal.alarm(CHILD_SECONDS)
+    import torch
+
+    try:
+        obj = torch.load(path, weights_only=weights_only, map_location="cpu")
+        result = {"loads": True, "detail": type(obj).__name__}
+    except BaseException as e:  # noqa: BLE001 - whatever torch raises is the answer sought
+        text = str(e).strip()
+        if "WeightsUnpickler error:" in text:  # the reason, after torch's long preamble
+            text = text.split("WeightsUnpickler error:", 1)[1].strip()
+        first = (text.splitlines() or [""])[0][:150]
+        result = {"loads": False, "detail": f"{type(e).__name__}: {first}".rstrip(": ")}
+    os.write(write_fd, json.dumps(result).encode())
+    os._exit(0)
+
+
+def _run_one(path: str, weights_only: bool, canaries: list[str]) -> dict[str, object]:  # pragma: no cover
+    folder = tempfile.mkdtemp(prefix="load-")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            _child(path, weights_only, folder, w)
+        finally:
+            os._exit(3)
+    os.close(w)
+    chunks = []
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    shutil.rmtree(folder, ignore_errors=True)
+    if chunks:
+        result = json.loads(b"".join(chunks))
+    elif os.WIFSIGNALED(status):
+        result = {"loads": False, "detail": f"the loading process died (signal {os.WTERMSIG(status)})"}
+    else:
+        result = {"loads": False, "detail": f"the loading process died (status {os.WEXITSTATUS(status)})"}
+    ran = any(os.path.exists(c) for c in canaries)
+    for c in canaries:
+        if os.path.exists(c):
+            os.unlink(c)
+    result["ran"] = ran
+    return result
+
+
+def main(manifest_path: str) -> None:  # pragma: no cover
+    import torch  # noqa: F401 - imported once, before the forks
+
+    rows = []
+    for item in json.loads(Path(manifest_path).read_text()):
+        row = {"name": item["name"]}
+        for mode in (True, False):
+            row[str(mode)] = _run_one(item["path"], mode, item["canaries"])
+        rows.append(row)
+    print(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
