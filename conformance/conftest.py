@@ -67,11 +67,13 @@ class Suite:
         if self.pool is None:
             self.pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="reader")
         for c in runnable:
-            self.futures[c.id] = self.pool.submit(self.run, c.path, c.hints)
+            self.futures[c.id] = self.pool.submit(self.run, c.path, c.hints, (CANARY, *c.canaries))
 
     def result(self, case: Case) -> Run:
         future = self.futures.pop(case.id, None)
-        return future.result() if future is not None else self.run(case.path, case.hints)
+        if future is not None:
+            return future.result()
+        return self.run(case.path, case.hints, (CANARY, *case.canaries))
 
     def record(self, case: Case, verdict: Verdict, run: Run | None) -> None:
         self.results.append({

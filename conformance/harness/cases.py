@@ -35,7 +35,10 @@ CASES_DIR = CONFORMANCE / "cases"
 #: Corpus folders read as the corpus tier (t7/lua-torch is imported as committed cases instead).
 CORPUS_TIERS = ("t7/torchfile", "t7/wild", "pt/wild")
 TOP_REQUIRED = ("id", "category", "format", "file", "features", "spec", "provenance", "expect")
-TOP_OPTIONAL = ("hints",)
+TOP_OPTIONAL = ("hints", "canary")
+#: A case's canary: a file its payload would create if a reader ran code from it (runner.CANARY is the
+#: harness's own); committed pickles name it literally, so it lives directly under /tmp.
+CANARY_RE = re.compile(r"^/tmp/torchfmt-canary-[a-z0-9][a-z0-9._-]*$")
 PROVENANCE_REQUIRED = ("writer", "generator")
 PROVENANCE_OPTIONAL = ("notes",)
 
@@ -61,6 +64,7 @@ class Case:
     errors: tuple[str, ...] = ()
     provenance: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    canaries: tuple[Path, ...] = ()
 
     @property
     def accept_ok(self) -> bool:
@@ -241,6 +245,12 @@ def load_case(folder: Path) -> Case:
                     case.description = doc
     if "hints" in data:
         case.hints = _hints(data["hints"], str(fmt), p)
+    if "canary" in data:
+        canary = data["canary"]
+        if not isinstance(canary, str) or not CANARY_RE.match(canary):
+            p.append(f"canary {canary!r} must be a path /tmp/torchfmt-canary-<name>")
+        else:
+            case.canaries = (Path(canary),)
     return case
 
 

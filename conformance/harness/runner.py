@@ -30,8 +30,9 @@ from .vocabulary import CONFORMANCE, HINT_ENV, error_codes
 DEFAULT_TIME_LIMIT = 60.0
 DEFAULT_MEMORY_LIMIT = 2 << 30
 #: A fixed path that adversarial cases may name (e.g. a pickle whose global would ``touch`` it);
-#: a reader that creates it has run code from the file.
-CANARY = Path(tempfile.gettempdir()) / "torchfmt-conformance-canary"
+#: a reader that creates it has run code from the file.  Every run checks it; a case may add its own
+#: (case.yaml ``canary``).
+CANARY = Path("/tmp/torchfmt-conformance-canary")
 #: Folders left out of snapshots: the harness's own Python writes byte-code there.
 _SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
 _ERROR_LINE = re.compile(r"^([a-z][a-z0-9-]*):")

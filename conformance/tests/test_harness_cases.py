@@ -43,6 +43,8 @@ def test_a_good_case_has_no_problems(tmp_path: Path) -> None:
     reject = load_case(write_case(tmp_path, good(id="t7-binary/r", category="reject",
                                                  expect={"errors": ["truncated", "bad-length"]}), name="r"))
     assert reject.problems == [] and reject.errors == ("truncated", "bad-length")
+    named = load_case(write_case(tmp_path, good(id="t7-binary/k", canary="/tmp/torchfmt-canary-k"), name="k"))
+    assert named.problems == [] and named.canaries == (Path("/tmp/torchfmt-canary-k"),)
 
 
 @pytest.mark.parametrize("over,problem", [
@@ -72,6 +74,9 @@ def test_a_good_case_has_no_problems(tmp_path: Path) -> None:
     ({"hints": {"long_size": 2}}, "hint long_size"),
     ({"hints": {"mode": "ascii"}}, "contradicts"),
     ({"hints": {"long_size": True}}, "hint long_size"),
+    ({"canary": "relative/canary"}, "canary"),
+    ({"canary": "/etc/torchfmt-canary-x"}, "canary"),
+    ({"canary": "/tmp/torchfmt-canary-../../etc/passwd"}, "canary"),
 ])
 def test_schema_breaches_are_problems(tmp_path: Path, over: dict[str, Any], problem: str) -> None:
     case = load_case(write_case(tmp_path, good(**over)))
