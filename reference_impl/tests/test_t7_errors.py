@@ -95,7 +95,6 @@ def test_the_real_primitive_stream_is_rejected_at_its_int() -> None:
     torch(1, b"torch.FloatTensor", i(-1)),          # ndim
     tensor(1, b"torch.FloatTensor", [-2], [1], 1, i(0)),   # a size
     tensor(1, b"torch.FloatTensor", [2], [-1], 1, i(0)),   # a stride
-    tensor(1, b"torch.FloatTensor", [], [], 0, i(0)),      # 1-based offset 0
     i(4) + i(1) + i(-3),                            # class header length
     i(8) + i(1) + i(-2),                            # bytecode length
     torch(1, b"tds.Vec", q(-1)),                    # tds count
@@ -194,6 +193,8 @@ def test_torch_generator_is_declined() -> None:
     float_tensor([7], [1], 1, 6),
     float_tensor([2], [6], 1, 6),
     tensor(1, b"torch.FloatTensor", [2], [1], 1, i(0)),   # elements but no storage
+    tensor(1, b"torch.FloatTensor", [], [], 0, i(0)),      # 1-based offset 0: before the storage
+    float_tensor([2], [1], -5, 6),
 ])
 def test_views_outside_their_storage(data: bytes) -> None:
     assert _code(data) == "out-of-bounds"
@@ -207,7 +208,9 @@ def test_views_inside_their_storage_read() -> None:
 
 def test_expansion_bomb_and_too_many_dimensions() -> None:
     assert _code(float_tensor([2**40, 2**20], [0, 0], 1, 1)) == "limit-exceeded"
-    assert _code(torch(1, b"torch.FloatTensor", i(65))) == "limit-exceeded"
+    assert _code(torch(1, b"torch.FloatTensor", i(65) + q(1) * 131)) == "limit-exceeded"
+    assert _code(torch(1, b"torch.FloatTensor", i(65) + q(1) * 130)) == "truncated"
+    assert _code(torch(1, b"torch.FloatTensor", i(2**30) + q(1) * 10)) == "truncated"
 
 
 def test_nesting_limit() -> None:

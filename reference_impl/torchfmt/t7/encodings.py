@@ -82,6 +82,8 @@ class Encoding:
     format: str
     #: The fewest bytes any encoded object takes (a bare type code), for checking counts.
     min_object_size: int
+    #: The fewest bytes a long takes.
+    min_long_size: int = 1
 
     def __init__(self, buf: memoryview) -> None:
         self.buf = buf
@@ -139,6 +141,7 @@ class BinaryEncoding(Encoding):
             raise ValueError("byte_order must be little|big and long_size 4|8")
         self.byte_order = byte_order
         self.long_size = long_size
+        self.min_long_size = long_size
         e = "<" if byte_order == "little" else ">"
         self._e = e
         self._int = struct.Struct(e + "i")

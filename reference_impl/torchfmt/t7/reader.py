@@ -297,6 +297,7 @@ class ObjectReader:
         ndim = enc.read_int()
         if ndim < 0:
             raise FormatError("bad-length", ndim_at, f"negative tensor dimension count {ndim}")
+        self._check_count(2 * ndim + 1, "tensor sizes, strides and offset", enc.min_long_size, ndim_at)
         if ndim > MAX_NDIM:
             raise FormatError("limit-exceeded", ndim_at, f"{ndim} dimensions (at most {MAX_NDIM})")
         sizes = self._non_negative_longs(ndim, "size")
@@ -304,7 +305,7 @@ class ObjectReader:
         offset_at = enc.pos
         offset = enc.read_long() - 1  # the file holds the 1-based Lua offset
         if offset < 0:
-            raise FormatError("bad-length", offset_at, f"storage offset {offset + 1} is below 1")
+            raise FormatError("out-of-bounds", offset_at, f"storage offset {offset + 1} is below 1")
         return self._tensor_storage(info, slot, tuple(sizes), tuple(strides), offset, enc.pos)
 
     def _non_negative_longs(self, n: int, what: str) -> list[int]:
