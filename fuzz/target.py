@@ -1,0 +1,50 @@
+"""What every fuzz target does with one input: read it with the reference reader and describe it; the
+only exceptions allowed are FormatError and Unsupported (spec/canonical.md#canonical-error-codes).
+Anything else (IndexError, RecursionError, MemoryError, a hang) is a reader bug that atheris reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import atheris
+
+with atheris.instrument_imports():
+    import torchfmt
+    from torchfmt.describe import describe_document
+    from torchfmt.errors import FormatError, Unsupported
+    from torchfmt.pickle.machine import Machine
+    from torchfmt.pt.legacy import read_legacy
+    from torchfmt.pt.zip import read_zip
+    from torchfmt.t7.encodings import Hints
+
+#: Inputs larger than this are skipped: the fuzzer looks for logic bugs, not for slow big inputs.
+MAX_INPUT = 1 << 20
+
+
+def _t7(mode: str) -> Callable[[bytes], Any]:
+    hints = Hints(mode=mode, long_size=8, byte_order="little") if mode == "binary" else Hints(mode=mode)
+    return lambda data: describe_document(torchfmt.read_bytes(data, hints))
+
+
+def _pickle(data: bytes) -> Any:
+    value, _ = Machine(memoryview(data)).load(0)
+    return value
+
+
+READERS: dict[str, Callable[[bytes], Any]] = {
+    "t7_binary": _t7("binary"),
+    "t7_ascii": _t7("ascii"),
+    "pt_zip": lambda data: describe_document(read_zip(memoryview(data))),
+    "pt_legacy": lambda data: describe_document(read_legacy(memoryview(data))),
+    "pickle": _pickle,
+}
+
+
+def one_input(kind: str, data: bytes) -> None:
+    if len(data) > MAX_INPUT:
+        return
+    try:
+        READERS[kind](data)
+    except (FormatError, Unsupported):
+        pass
