@@ -181,7 +181,7 @@ class ObjectReader:
         if code == TABLE:
             return self._table()
         if code == TORCH:
-            return self._torch(at)
+            return self._torch()
         return self._function(code)
 
     def _reference(self, code: int, index: int, at: int) -> Any:
@@ -232,7 +232,7 @@ class ObjectReader:
         return table
 
     # -- torch objects (spec/t7.md#t7-torch-object) ------------------------------------------------
-    def _torch(self, at: int) -> Any:
+    def _torch(self) -> Any:
         enc = self.enc
         first_at = enc.pos
         first = enc.read_chars(self._count("class header length", 1))
