@@ -143,6 +143,9 @@ def test_stream_pickles_are_read_one_after_another() -> None:
     first, pos = m.load(0)
     second, end = m.load(pos)
     assert (first, second) == (1, "two") and data[end:] == b"tail"
+    with pytest.raises(FormatError) as e:  # a stream's pickle cut at an opcode boundary
+        Machine(data[:pos + 3]).load(pos)
+    assert e.value.code == "truncated"
 
 
 # -- limits ---------------------------------------------------------------------------------------

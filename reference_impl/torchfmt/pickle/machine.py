@@ -82,7 +82,10 @@ class Machine:
 
     # -- running ------------------------------------------------------------------------------------
     def load(self, start: int, end: int | None = None) -> tuple[Any, int]:
-        """Run the pickle at ``start`` (ending by ``end``) to its STOP: (value, offset after STOP)."""
+        """Run the pickle at ``start`` to its STOP: (value, offset after STOP).  ``end`` bounds a pickle
+        stored as a record of its own; without it the pickle is part of a stream that the file's end
+        bounds."""
+        missing_stop = "bad-pickle" if end is not None else "truncated"
         end = len(self.buf) if end is None else end
         self.start, self.end = start, end
         self.stack: list[Any] = []
@@ -94,7 +97,7 @@ class Machine:
         while not self.done:
             self.at = self.pos
             if self.pos >= end:
-                raise FormatError("bad-pickle", self.pos, "the pickle ends without STOP")
+                raise FormatError(missing_stop, self.pos, "the pickle ends without STOP")
             op = BY_CODE.get(self.buf[self.pos])
             if op is None:
                 raise FormatError("bad-opcode", self.pos, f"unknown opcode 0x{self.buf[self.pos]:02x}")
