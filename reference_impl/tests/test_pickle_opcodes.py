@@ -40,7 +40,7 @@ def test_every_argument_kind_pickletools_uses_is_declared() -> None:
 
 
 def test_every_opcode_a_file_may_use_has_a_meaning_in_the_machine() -> None:
-    assert set(machine._OPS) == {op.name for op in opcodes.OPCODES if not op.refused}
+    assert set(machine._MEANINGS) == {op.name for op in opcodes.OPCODES if not op.refused}
 
 
 def test_only_buffer_and_extension_opcodes_are_refused() -> None:

@@ -20,11 +20,11 @@ from typing import Any
 
 from ..describe import _SHAREABLE, NODE_BUDGET, _Describer
 from ..errors import FormatError
-from ..model import Global, OpaqueObject, Tensor
+from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 from . import opcodes as oc
 from .globals import Call, canonical_name, lookup, set_item
-from .opcodes import BY_CODE, HIGHEST_PROTOCOL, ArgKind, Opcode
+from .opcodes import HIGHEST_PROTOCOL, Opcode
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,21 @@ def _stack_needs(op: Opcode) -> tuple[bool, int, int]:
     return True, i, len(before) - i - 1
 
 
-_NEEDS = {op.code: _stack_needs(op) for op in oc.OPCODES}
+#: How each argument kind's fixed part is unpacked: the value itself, or the length that follows.
+_FIXED = {"uint1": "<B", "uint2": "<H", "int4": "<i", "uint4": "<I", "uint8": "<Q", "float8": ">d"}
 _LENGTH_FORMATS = {oc.LENGTH_UINT1: "<B", oc.LENGTH_INT4: "<i", oc.LENGTH_UINT4: "<I", oc.LENGTH_UINT8: "<Q"}
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What the machine precomputes per code byte from the opcode table."""
+
+    op: Opcode
+    needs_mark: bool
+    below: int
+    above: int
+    fixed: struct.Struct | None  # a fixed-size argument
+    length: struct.Struct | None  # the length prefix of a length-prefixed argument
 
 
 class Machine:
@@ -94,17 +107,18 @@ class Machine:
         self.proto: int | None = None
         self.done = False
         self.pos = start
+        buf = self.buf
         while not self.done:
-            self.at = self.pos
-            if self.pos >= end:
-                raise FormatError(missing_stop, self.pos, "the pickle ends without STOP")
-            op = BY_CODE.get(self.buf[self.pos])
-            if op is None:
-                raise FormatError("bad-opcode", self.pos, f"unknown opcode 0x{self.buf[self.pos]:02x}")
-            self._admit(op)
-            self.pos += 1
-            arg = None if op.arg is None else self._arg(op.arg)
-            _OPS[op.name](self, arg)
+            self.at = pos = self.pos
+            if pos >= end:
+                raise FormatError(missing_stop, pos, "the pickle ends without STOP")
+            step = _STEPS[buf[pos]]
+            if step is None:
+                raise FormatError("bad-opcode", pos, f"unknown opcode 0x{buf[pos]:02x}")
+            self._admit(step)
+            self.pos = pos + 1
+            arg = None if step.op.arg is None else self._arg(step)
+            _OPS[step.op.code](self, arg)
         result = self.stack[0]
         measure(result, self.limits, self.at)
         return result, self.pos
@@ -116,18 +130,17 @@ class Machine:
             raise FormatError("bad-pickle", stop, f"{end - stop} bytes after the pickle's STOP")
         return value
 
-    def _admit(self, op: Opcode) -> None:
+    def _admit(self, step: _Step) -> None:
         """Table checks before an opcode acts: refusal, protocol, stack (spec/pickle.md#pickle-stack)."""
+        op = step.op
         if op.refused:
             raise FormatError("bad-opcode", self.at, f"{op.name}: {op.refused}")
-        limit = 1 if self.proto is None else self.proto  # no PROTO: protocol 0 or 1
-        if op.proto > limit and op.name != "PROTO":
+        if op.proto > 1 and op.proto > (self.proto or 1) and op.name != "PROTO":  # no PROTO: 0 or 1
             raise FormatError("bad-opcode", self.at, f"{op.name} needs protocol {op.proto}, "
-                                                     f"the pickle declares {limit}")
-        needs_mark, below, above = _NEEDS[op.code]
-        if needs_mark and not self.metastack:
+                                                     f"the pickle declares {self.proto or 1}")
+        if step.needs_mark and not self.metastack:
             raise FormatError("bad-pickle", self.at, f"{op.name} without a MARK")
-        if len(self.stack) < above or needs_mark and len(self.metastack[-1]) < below:
+        if len(self.stack) < step.above or step.needs_mark and len(self.metastack[-1]) < step.below:
             raise FormatError("bad-pickle", self.at, f"stack underflow at {op.name}")
 
     # -- arguments ----------------------------------------------------------------------------------
@@ -140,8 +153,12 @@ class Machine:
         self.pos += n
         return out
 
-    def _unpack(self, fmt: str) -> Any:
-        return struct.unpack(fmt, self._take(struct.calcsize(fmt)))[0]
+    def _unpack(self, s: struct.Struct) -> Any:
+        if s.size > self.end - self.pos:
+            raise FormatError("truncated", self.pos, f"{s.size} bytes needed, {self.end - self.pos} left")
+        value = s.unpack_from(self.buf, self.pos)[0]
+        self.pos += s.size
+        return value
 
     def _line(self) -> bytes:
         """Text up to a newline (the newline consumed, not returned)."""
@@ -156,12 +173,15 @@ class Machine:
                 raise FormatError("truncated", self.pos, "text argument without a newline")
             chunk *= 4
 
-    def _arg(self, kind: ArgKind) -> Any:
-        if kind.size > 0:
-            return _FIXED[kind.name](self._take(kind.size))
-        if kind.size == oc.UP_TO_NEWLINE:
+    def _arg(self, step: _Step) -> Any:
+        """The inline argument, laid out as the opcode's argument kind says."""
+        if step.fixed is not None:
+            return self._unpack(step.fixed)
+        kind = step.op.arg
+        assert kind is not None
+        if step.length is None:  # text up to a newline
             return self._line() if kind is not oc.STRINGNL_NOESCAPE_PAIR else (self._line(), self._line())
-        n = self._unpack(_LENGTH_FORMATS[kind.size])
+        n = self._unpack(step.length)
         if kind.name in ("long1", "long4") and n > self.limits.max_int_bytes:
             raise FormatError("limit-exceeded", self.at, f"a {n}-byte integer")
         return self._take(n)
@@ -255,17 +275,6 @@ class Machine:
             rebuild.build_tensor(inst, state, self.call_context())
         else:
             raise self.fail("bad-pickle", f"BUILD on a {type(inst).__name__}")
-
-
-# -- fixed-size argument decoders -----------------------------------------------------------------
-_FIXED: dict[str, Callable[[memoryview], Any]] = {
-    "uint1": lambda b: b[0],
-    "uint2": lambda b: int.from_bytes(b, "little"),
-    "int4": lambda b: int.from_bytes(b, "little", signed=True),
-    "uint4": lambda b: int.from_bytes(b, "little"),
-    "uint8": lambda b: int.from_bytes(b, "little"),
-    "float8": lambda b: struct.unpack(">d", b)[0],
-}
 
 
 # -- the opcodes' meanings (one function per opcode name) -----------------------------------------
@@ -458,7 +467,7 @@ def _persid(m: Machine, raw: bytes) -> None:
     m.push(m.persistent(m.text(raw, "ascii")))
 
 
-_OPS: dict[str, Callable[[Machine, Any], None]] = {
+_MEANINGS: dict[str, Callable[[Machine, Any], None]] = {
     "INT": _int,
     "BININT": lambda m, v: m.push(v),
     "BININT1": lambda m, v: m.push(v),
@@ -528,31 +537,56 @@ _OPS: dict[str, Callable[[Machine, Any], None]] = {
 _Size = tuple[int, int] | None  # (nodes, depth) of a pure immutable value
 
 
+
+
+def _step(op: Opcode) -> _Step:
+    kind = op.arg
+    fixed = struct.Struct(_FIXED[kind.name]) if kind is not None and kind.size > 0 else None
+    length = struct.Struct(_LENGTH_FORMATS[kind.size]) if kind is not None and kind.size in _LENGTH_FORMATS \
+        else None
+    return _Step(op, *_stack_needs(op), fixed, length)
+
+
+#: The opcode table, indexed by code byte, and each opcode's meaning by code byte.
+_STEPS: list[_Step | None] = [None] * 256
+for _op in oc.OPCODES:
+    _STEPS[_op.code] = _step(_op)
+_OPS: dict[int, Callable[[Machine, Any], None]] = {oc.BY_NAME[name].code: f for name, f in _MEANINGS.items()}
+
+
 def measure(value: Any, limits: Limits, where: int | None) -> None:
     """Walk ``value`` as spec/canonical.md writes it (shared mutable values once, immutable ones at every
     occurrence) and reject it (``limit-exceeded``) if it nests deeper than ``limits.max_depth`` or needs
     more than ``limits.max_nodes`` nodes (spec/pickle.md#pickle-limits).  An immutable container with
     nothing mutable inside is sized once and reused, so a tuple fetched from the memo again and again
-    costs one step per fetch, not its whole expansion."""
+    costs one step per fetch, not its whole expansion; scalars are counted without a step of their own."""
     seen: set[int] = set()
     pure: dict[int, _Size] = {}
-    nodes = 0
+    nodes = 1
     todo = [(value, 1)]
     while todo:
         v, depth = todo.pop()
         size = _pure_size(v, pure) if isinstance(v, (tuple, frozenset)) else None
-        nodes += 1 if size is None else size[0]
-        if nodes > limits.max_nodes:
-            raise FormatError("limit-exceeded", where, f"the value needs more than {limits.max_nodes} nodes")
-        if depth + (0 if size is None else size[1] - 1) > limits.max_depth:
-            raise FormatError("limit-exceeded", where, f"values nest deeper than {limits.max_depth}")
         if size is not None:
-            continue
-        if isinstance(v, _SHAREABLE):
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-        todo.extend((c, depth + 1) for c in _Describer._children(v))
+            nodes += size[0] - 1
+            depth += size[1] - 1
+            kids: list[Any] = []
+        elif isinstance(v, _SHAREABLE) and id(v) in seen:
+            kids = []
+        else:
+            if isinstance(v, _SHAREABLE):
+                seen.add(id(v))
+            kids = _Describer._children(v)
+        if nodes + len(kids) > limits.max_nodes:
+            raise FormatError("limit-exceeded", where, f"the value needs more than {limits.max_nodes} nodes")
+        if depth + bool(kids) > limits.max_depth:
+            raise FormatError("limit-exceeded", where, f"values nest deeper than {limits.max_depth}")
+        nodes += len(kids)
+        todo.extend((c, depth + 1) for c in kids if type(c) not in _LEAVES)
+
+
+#: Values that are one node and hold nothing.
+_LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage})
 
 
 def _pure_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> _Size:
