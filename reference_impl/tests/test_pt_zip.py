@@ -167,6 +167,10 @@ def rich() -> dict[str, Any]:
         "qt": torch.quantize_per_tensor(torch.rand(2, 3), 0.05, 3, torch.quint8),
         "qc": torch.quantize_per_channel(torch.randn(3, 4), torch.tensor([0.1, 0.2, 0.3]),
                                          torch.tensor([0, 1, 2]), 0, torch.qint8),
+        "q4": torch.quantize_per_tensor(torch.rand(7), 0.3, 1, torch.quint4x2),
+        "q2": torch.quantize_per_tensor(torch.rand(2, 5), 0.5, 0, torch.quint2x4),
+        "qf": torch.quantize_per_channel(torch.randn(2, 3), torch.tensor([0.1, 0.2]),
+                                         torch.tensor([0.5, 1.0]), 0, torch.quint8),  # float_qparams
         "coo": torch.sparse_coo_tensor([[0, 1], [2, 0]], [3.0, 4.0], (2, 3)),
         "csr": torch.tensor([[0.0, 1.0], [2.0, 0.0]]).to_sparse_csr(),
         "meta": [torch.Size([2, 3]), torch.device("cuda", 1), torch.device("cpu"), torch.float16,

@@ -20,7 +20,8 @@ class DType:
     representation).  ``swap_unit`` is the width in bytes of each independently byte-swapped part of an
     element (complex numbers swap their halves separately).  ``storage_class`` is PyTorch's legacy typed
     storage class name (``FloatStorage``), ``t7_class`` the Lua Torch class stem (``Float`` for
-    ``torch.FloatTensor``); either is ``None`` where that writer has no such class.
+    ``torch.FloatTensor``); either is ``None`` where that writer has no such class.  ``per_byte`` is how
+    many elements one byte packs (the packed quantized types; their storages count bytes).
     """
 
     name: str
@@ -30,15 +31,17 @@ class DType:
     storage_class: str | None
     t7_class: str | None
     quantized: bool = False
+    per_byte: int = 1
 
     def __repr__(self) -> str:
         return f"DType({self.name})"
 
 
 def _d(name: str, np_type: object, storage_class: str | None, t7_class: str | None = None,
-       swap_unit: int | None = None, quantized: bool = False) -> DType:
+       swap_unit: int | None = None, quantized: bool = False, per_byte: int = 1) -> DType:
     dt = np.dtype(np_type)
-    return DType(name, dt.itemsize, dt, swap_unit or dt.itemsize, storage_class, t7_class, quantized)
+    return DType(name, dt.itemsize, dt, swap_unit or dt.itemsize, storage_class, t7_class, quantized,
+                 per_byte)
 
 
 _COMPLEX32 = np.dtype([("real", "<f2"), ("imag", "<f2")])
@@ -68,8 +71,8 @@ DTYPES: tuple[DType, ...] = (
     _d("qint8", "<i1", "QInt8Storage", quantized=True),
     _d("quint8", "<u1", "QUInt8Storage", quantized=True),
     _d("qint32", "<i4", "QInt32Storage", quantized=True),
-    _d("quint4x2", "<u1", "QUInt4x2Storage", quantized=True),
-    _d("quint2x4", "<u1", "QUInt2x4Storage", quantized=True),
+    _d("quint4x2", "<u1", "QUInt4x2Storage", quantized=True, per_byte=2),
+    _d("quint2x4", "<u1", "QUInt2x4Storage", quantized=True, per_byte=4),
 )
 
 BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}

@@ -8,6 +8,7 @@ because their keys may be tables.  Records compare by identity: sharing in the f
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +78,9 @@ class Tensor:
         if self.storage is None or any(s == 0 for s in self.shape):
             return np.zeros(self.shape, dtype=self.dtype.numpy)
         base = self.storage.array()
+        if self.dtype.per_byte > 1:  # packed (contiguous): the bytes that hold the elements, as int_repr()
+            packed = -(-math.prod(self.shape) // self.dtype.per_byte)
+            return base[self.storage_offset:self.storage_offset + packed]
         item = base.itemsize
         # numpy's as_strided cannot rebuild ml_dtypes' float8 types: stride their bits, then view back
         bits = base.view(f"u{item}") if base.dtype.type.__module__.startswith("ml_dtypes") else base

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 METADATA_KEYS = ("conj", "neg")
 QSCHEMES = ("per_tensor_affine", "per_tensor_symmetric", "per_channel_affine", "per_channel_symmetric",
             "per_channel_affine_float_qparams")
-#: Quantized dtypes that pack several elements into a byte (their storages count bytes); declined.
-PACKED_QUANTIZED = ("quint4x2", "quint2x4")
+#: Zero point dtypes that make a per-channel quantizer per_channel_affine_float_qparams, as torch's
+#: ``_empty_per_channel_affine_quantized`` decides from them.
+FLOAT_ZERO_POINTS = ("float32", "float16")
 LAYOUTS = ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
            "jagged")
 COMPRESSED_LAYOUTS = ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
@@ -222,9 +223,8 @@ def rebuild_qtensor(args: tuple[Any, ...], ctx: Call) -> QuantizedTensor:
     where = ctx.offset
     if not storage.dtype.quantized:
         raise FormatError("bad-value", where, f"a quantized tensor over a {storage.dtype.name} storage")
-    if storage.dtype.name in PACKED_QUANTIZED:
-        raise Unsupported(f"packed quantized dtype {storage.dtype.name}")
-    dense = _dense(storage, offset, size, stride, requires_grad, where)
+    dense = _packed(storage, offset, size, stride, requires_grad, where) if storage.dtype.per_byte > 1 \
+        else _dense(storage, offset, size, stride, requires_grad, where)
     fields = {f.name: getattr(dense, f.name) for f in dataclasses.fields(Tensor)}
     scheme = _qscheme(qparams[0] if qparams else None, where)
     if scheme == "per_tensor_affine":
@@ -240,12 +240,34 @@ def rebuild_qtensor(args: tuple[Any, ...], ctx: Call) -> QuantizedTensor:
         float_q = scheme == "per_channel_affine_float_qparams"
         scales = _channel_values(scales, "float32" if float_q else "float64", where)
         zero_points = _channel_values(zero_points, "float32" if float_q else "int64", where)
+        if zero_points.dtype.name in FLOAT_ZERO_POINTS:  # torch writes float_qparams as per_channel_affine
+            scheme = "per_channel_affine_float_qparams"
         for name, v in (("scales", scales), ("zero_points", zero_points)):
             if math.prod(v.shape) != dense.shape[axis]:
                 raise FormatError("bad-value", where, f"{name} has {math.prod(v.shape)} values for "
                                                        f"{dense.shape[axis]} channels")
         return QuantizedTensor(**fields, qscheme=scheme, scales=scales, zero_points=zero_points, axis=axis)
     raise FormatError("bad-value", where, f"quantization scheme {scheme} cannot be loaded")
+
+
+def _packed(storage: Storage, offset: int, size: Any, stride: Any, requires_grad: bool,
+            where: int | None) -> Tensor:
+    """A packed quantized tensor (``quint4x2``, ``quint2x4``): torch makes them contiguous only; its
+    elements fill ``ceil(numel / per_byte)`` bytes of the storage from ``offset``
+    (spec/tensors.md#tensors-quantized)."""
+    size_t, stride_t = ints(size), ints(stride)
+    contiguous = tuple(math.prod(size_t[i + 1:]) for i in range(len(size_t)))
+    if any(n != 1 and s != c for n, s, c in zip(size_t, stride_t, contiguous, strict=False)) \
+            or len(size_t) != len(stride_t):
+        raise Unsupported(f"a non-contiguous {storage.dtype.name} tensor")
+    if offset < 0 or any(n < 0 for n in size_t):
+        raise FormatError("bad-length", where, f"negative offset or size {offset}, {size_t}")
+    nbytes = -(-math.prod(size_t) // storage.dtype.per_byte)
+    if offset + nbytes > storage.numel:
+        raise FormatError("out-of-bounds", where, f"{nbytes} packed bytes from {offset} in a storage of "
+                                                  f"{storage.numel}")
+    return Tensor(storage.dtype, size_t, stride_t, offset, storage, device=storage.device,
+                  requires_grad=requires_grad)
 
 
 def _qscheme(g: Any, where: int | None) -> str:
