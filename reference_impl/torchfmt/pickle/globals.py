@@ -103,6 +103,7 @@ class Allowed:
     handler: Handler | None = None
     newobj: bool = False
     scope: str = "torch"  # "torch" | "torchscript" | "inert"
+    gone: str | None = None  # the torch version that no longer has it (older files still name it)
 
     @property
     def qualname(self) -> str:
@@ -221,9 +222,9 @@ def _value(module: str, name: str, doc: str) -> Allowed:
 
 
 def _callable(qualname: str, params: str, handler: Handler, doc: str, newobj: bool = False,
-              scope: str = "torch") -> Allowed:
+              scope: str = "torch", gone: str | None = None) -> Allowed:
     module, _, name = qualname.rpartition(".")
-    return Allowed(module, name, "callable", doc, _p(params), handler, newobj, scope)
+    return Allowed(module, name, "callable", doc, _p(params), handler, newobj, scope, gone)
 
 
 def _declined(qualname: str, params: str, doc: str) -> Allowed:
@@ -282,6 +283,8 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
               rebuild.rebuild_qtensor, "quantized tensor"),
     _callable("torch._utils._rebuild_sparse_tensor", "layout: layout, data: tuple",
               rebuild.rebuild_sparse_tensor, "sparse COO or compressed tensor"),
+    _callable("torch._utils._rebuild_sparse_csr_tensor", "layout: layout, data: tuple",
+              rebuild.rebuild_sparse_tensor, "sparse CSR tensor (torch 1.10-1.13)", gone="2.0"),
     _callable("torch._utils._rebuild_device_tensor_from_cpu_tensor",
               "data: tensor, dtype: dtype, device: str, requires_grad: bool",
               rebuild.rebuild_device_tensor_from_cpu_tensor, "tensor of a storage-less backend"),
@@ -295,6 +298,8 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
               "wrapper tensor subclass (declined)"),
     _declined("torch._utils._rebuild_device_tensor_from_numpy",
               "data: any, dtype: dtype, device: str, requires_grad: bool", "tensor from numpy (declined)"),
+    _declined("torch._utils._rebuild_xla_tensor",
+              "data: any, dtype: dtype, device: str, requires_grad: bool", "XLA tensor (declined)"),
     _callable("torch._tensor._rebuild_from_type_v2",
               "func: global, new_type: global, args: tuple, state: any",
               rebuild.rebuild_from_type_v2, "tensor with Python attributes (func is looked up here too)"),
