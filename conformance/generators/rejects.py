@@ -27,6 +27,7 @@ import pickle
 import pickletools
 import shutil
 import struct
+import subprocess
 import sys
 import zlib
 from collections.abc import Callable
@@ -81,9 +82,23 @@ class Reject:
 
 # -- sources ---------------------------------------------------------------------------------------
 
+def _tracked(fmt: str) -> set[Path] | None:
+    """Files of ``cases/<fmt>/`` that git tracks (``None`` outside a git checkout: trust the tree)."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", f"conformance/cases/{fmt}"], cwd=ROOT,
+                             capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {ROOT / p for p in out.decode("utf-8").split("\0") if p}
+
+
 def _committed_files(fmt: str) -> list[tuple[Path, dict[str, Any]]]:
+    """(file, case.yaml) of the committed cases of ``fmt``: files not yet in git are not sources."""
+    tracked = _tracked(fmt)
     out = []
     for yml in sorted((CASES / fmt).glob("*/case.yaml")):
+        if tracked is not None and yml not in tracked:
+            continue
         try:
             data = yaml.safe_load(yml.read_text(encoding="utf-8"))
         except yaml.YAMLError:
@@ -437,8 +452,12 @@ def torch_verdict(data: bytes) -> str:
     raise SystemExit("real torch loads a derived file; it is not a reject case")
 
 
-def all_rejects() -> list[Reject]:
-    out = t7_rejects() + legacy_rejects() + zip_rejects()
+BUILDERS: dict[str, Callable[[], list[Reject]]] = {
+    "t7-binary": lambda: t7_rejects(), "pt-legacy": lambda: legacy_rejects(), "pt-zip": lambda: zip_rejects()}
+
+
+def all_rejects(formats: list[str] | None = None) -> list[Reject]:
+    out = [r for fmt, build in BUILDERS.items() if formats is None or fmt in formats for r in build()]
     for r in out:
         if r.format.startswith("pt-"):
             r.checked = torch_verdict(r.data)
@@ -477,7 +496,8 @@ def generated_folders() -> list[Path]:
     return out
 
 
-def write(rejects: list[Reject]) -> list[Path]:
+def write(rejects: list[Reject], formats: list[str] | None = None) -> list[Path]:
+    """Write the cases; remove the generator's earlier cases of these formats that it no longer makes."""
     written = []
     for r in rejects:
         folder = CASES / r.folder
@@ -490,7 +510,8 @@ def write(rejects: list[Reject]) -> list[Path]:
         (folder / "case.yaml").write_text(text, encoding="utf-8")
         written.append(folder)
     for stale in set(generated_folders()) - set(written):
-        shutil.rmtree(stale)
+        if formats is None or stale.parent.name in formats:
+            shutil.rmtree(stale)
     return written
 
 
@@ -529,13 +550,14 @@ def unsafe_global_files(folder: Path, command: str) -> dict[str, Path]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--list", action="store_true", help="print the cases without writing them")
+    p.add_argument("--formats", nargs="+", choices=sorted(BUILDERS), help="only these formats")
     args = p.parse_args(argv)
-    rejects = all_rejects()
+    rejects = all_rejects(args.formats)
     if args.list:
         for r in rejects:
             print(f"{r.folder}: {r.errors} <- {r.source.label}: {r.how}")
         return 0
-    for folder in write(rejects):
+    for folder in write(rejects, args.formats):
         print(folder.relative_to(ROOT))
     print(f"{len(rejects)} reject cases written", file=sys.stderr)
     return 0

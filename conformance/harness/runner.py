@@ -139,7 +139,7 @@ def check_output(run: Run) -> None:
             return
         run.outcome = "accepted"
         return
-    if out.strip():
+    if out:
         run.problems.append(f"exit {run.status} but stdout is not empty ({len(out)} bytes)")
     try:
         text = err.decode("utf-8")
