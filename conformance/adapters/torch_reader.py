@@ -1,0 +1,124 @@
+"""The ``torch`` reader: real PyTorch's own view of a .pt file (spec/canonical.md#canonical-reader-cli).
+
+``torch_reader.py PATH`` loads PATH with ``torch.load(map_location="cpu", weights_only=True)`` (never
+anything laxer: no pickled code runs) and prints the canonical description made from torch's loaded
+objects by ``conformance/generators/torch_describe.py``.  When torch refuses the file it exits 1 with one
+stderr line ``<code>: <message>``, the code the closest of the closed set (read as data from
+reference_impl/torchfmt/errors.py, not imported).  It declines (exit 2) what torch cannot or will not
+read safely: Lua Torch ``.t7`` files, TorchScript archives (``weights_only=True`` refuses them; set
+``TORCHFMT_TORCH_JIT=1`` to read them with ``torch.jit.load``, which compiles the archive's code) and
+values with no version-0 form (meta, nested tensors).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import sys
+import warnings
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+_ROOT = _HERE.parents[1]
+sys.path.insert(0, str(_ROOT / "conformance" / "generators"))
+_ERRORS_FILE = _ROOT / "reference_impl" / "torchfmt" / "errors.py"
+_T7_HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
+
+#: torch's failure messages -> the closest code, first match wins (spec/canonical.md#canonical-error-codes).
+_RULES: tuple[tuple[str, str], ...] = (
+    (r"Unsupported (global|class)|is blocked|unrecognized function|Can only create new object|Can only build"
+     r"|must be imported to load|not an allowed global", "unsafe-global"),
+    (r"Unsupported operand|invalid load key|unknown opcode", "bad-opcode"),
+    (r"[Ii]nvalid magic number|[Ii]nvalid protocol version|Unknown endianness|unsupported pickle protocol",
+     "bad-magic"),
+    (r"^EOFError|Ran out of input|truncated|unexpected end|EOF|file read failed|failed reading file"
+     r"|failed finding central directory", "truncated"),
+    (r"central directory|zip archive|PytorchStreamReader|not a zip|BadZipFile|record|zip file",
+     "bad-container"),
+    (r"out of bounds|setStorage|resize storage|not resizable|size mismatch|exceeds|storage of size"
+     r"|wrong byte size",
+     "out-of-bounds"),
+    (r"persistent_load|persistent id|Memo value not found|^KeyError", "bad-reference"),
+    (r"String is too long|negative|[Oo]verflow|too large", "bad-length"),
+    (r"UnicodeDecodeError|codec can't decode", "bad-value"),
+    (r"^UnpicklingError|^IndexError|pop from empty|MARK|STOP", "bad-pickle"),
+)
+
+
+def error_codes() -> frozenset[str]:
+    """errors.py's ``ERROR_CODES`` keys, read with :mod:`ast` (torchfmt is not imported)."""
+    tree = ast.parse(_ERRORS_FILE.read_text(encoding="utf-8"))
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else (
+            node.targets[0] if isinstance(node, ast.Assign) else None)
+        if isinstance(target, ast.Name) and target.id == "ERROR_CODES" and node.value is not None:
+            return frozenset(ast.literal_eval(node.value))
+    raise LookupError(f"{_ERRORS_FILE}: no ERROR_CODES")
+
+
+def classify(e: BaseException, codes: frozenset[str]) -> str:
+    """The error code for an exception torch raised while loading."""
+    text = f"{type(e).__name__}: {e}"
+    for pattern, code in _RULES:
+        if re.search(pattern, text, re.MULTILINE) and code in codes:
+            return code
+    return "bad-value"
+
+
+def _pickle_start(path: str) -> bool:
+    """Whether the file starts like the legacy stream's magic-number pickle (PROTO, or LONG opcodes)."""
+    with open(path, "rb") as f:
+        return f.read(1) in (b"\x80", b"L", b"\x8a")
+
+
+def _fail(code: str, message: str, status: int) -> int:
+    print(f"{code}: {' '.join(message.split())[:400]}", file=sys.stderr)
+    return status
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        return _fail("usage", "torch_reader.py PATH", 3)
+    path = argv[1]
+    if path.endswith(".t7") or any(v in os.environ for v in _T7_HINTS):
+        return _fail("unsupported", "t7-binary/t7-ascii (PyTorch cannot read Lua Torch files)", 2)
+    warnings.simplefilter("ignore")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # deep nesting, JSON output included
+    import torch  # noqa: F401  (imported late: a usage error needs no torch)
+    import torch_describe as td
+
+    codes = error_codes()
+    try:
+        fmt = td.detect_format(path)
+    except OSError as e:
+        return _fail("io-error", str(e), 3)
+    if os.path.getsize(path) == 0:
+        return _fail("truncated", "empty file", 1)
+    try:
+        if fmt == "pt-tar":
+            return _fail("unsupported", "tar-archive (torch.load(weights_only=True) refuses tar files)", 2)
+        if fmt == "pt-torchscript":
+            if os.environ.get("TORCHFMT_TORCH_JIT") != "1":
+                return _fail("unsupported", "torchscript-archive (torch.load(weights_only=True) refuses "
+                             "TorchScript archives; TORCHFMT_TORCH_JIT=1 uses torch.jit.load)", 2)
+            module = torch.jit.load(path, map_location="cpu")
+            desc = td.describe_script_module(module)
+        else:
+            loaded = td.torch_load(path, weights_only=True)
+            desc = td.describe(loaded.obj, fmt, locations=loaded.locations)
+    except td.Declined as e:
+        return _fail("unsupported", str(e), 2)
+    except Exception as e:  # torch refused the file: map its message to the closed set
+        code = classify(e, codes)
+        if fmt == "pt-legacy" and not _pickle_start(path):
+            code = "unknown-format"  # neither zip, tar nor a pickle: no checkpoint at all
+        return _fail(code, f"{type(e).__name__}: {td.last_line(e)}", 1)
+    json.dump(desc, sys.stdout, ensure_ascii=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
