@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import sys
 from typing import Any
 
 import pytest
@@ -270,6 +271,15 @@ def test_malformed_actual_documents_are_differences() -> None:
 def _expectations() -> list[Any]:
     docs = [c for c in committed_cases() + corpus_cases() if c.description is not None]
     return [pytest.param(c.description, id=c.id) for c in docs][:400]
+
+
+@pytest.fixture(autouse=True)
+def deep_recursion():
+    """Deeply nested expectations (e.g. deep-nesting cases) need more than 1000 frames to copy."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    yield
+    sys.setrecursionlimit(limit)
 
 
 def scramble(d: dict[str, Any], rng: random.Random) -> dict[str, Any]:
