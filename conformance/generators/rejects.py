@@ -110,14 +110,14 @@ def _committed_files(fmt: str) -> list[tuple[Path, dict[str, Any]]]:
 
 
 def t7_source(name: str) -> Source:
-    """A Lua Torch file of the corpus, cited through its committed copy when one exists."""
-    original = corpus_root() / "t7" / "lua-torch" / name
-    data = original.read_bytes()
+    """A Lua Torch file: its committed copy (a t7-binary accept case holding the file ``name``) when there
+    is one, else the corpus file ``../shared/corpus/t7/lua-torch/<name>``."""
     for path, meta in _committed_files("t7-binary"):
-        if path.read_bytes() == data and meta.get("category") == "accept":
-            return Source(data, path.relative_to(ROOT).as_posix(),
+        if path.name == name and meta.get("category") == "accept":
+            return Source(path.read_bytes(), path.relative_to(ROOT).as_posix(),
                           str(meta.get("provenance", {}).get("writer", LUA_TORCH_WRITER)))
-    return Source(data, f"../shared/corpus/t7/lua-torch/{name}", LUA_TORCH_WRITER)
+    original = corpus_root() / "t7" / "lua-torch" / name
+    return Source(original.read_bytes(), f"../shared/corpus/t7/lua-torch/{name}", LUA_TORCH_WRITER)
 
 
 def _single_float_tensor(expected: dict[str, Any]) -> bool:
