@@ -69,6 +69,10 @@ def tensor_sha256(t: Tensor) -> str:
     """The hash of a tensor's logical elements in row-major order."""
     if t.numel == 0 or t.storage is None:
         return EMPTY_SHA256
+    if t.dtype.per_byte > 1:  # packed, contiguous: the bytes that hold the elements, as int_repr() gives
+        nbytes = -(-t.numel // t.dtype.per_byte)
+        packed = t.storage.array()[t.storage_offset:t.storage_offset + nbytes]
+        return hashlib.sha256(np.ascontiguousarray(packed).tobytes()).hexdigest()
     if t.numel > max(t.storage.numel, MAX_EXPANDED):
         raise Reject("limit-exceeded", f"a view of {t.numel} elements over a storage of {t.storage.numel}")
     elems = t.storage.array()  # (numel, itemsize)

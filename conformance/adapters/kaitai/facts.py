@@ -51,6 +51,7 @@ class Opcode:
     name: str
     protocol: int
     rejected: bool  # "MUST reject" in the spec's reader column
+    width: int | None  # the argument's size when it is fixed ("uint4 (4 bytes)"), else None
 
 
 @cache
@@ -58,8 +59,10 @@ def opcodes() -> dict[int, Opcode]:
     """Opcode byte -> its name, protocol and whether a reader must reject it."""
     out = {}
     for row in generated_table(PICKLE_SPEC.read_text(encoding="utf-8"), "pickle-opcodes"):
-        name, byte, _arg, protocol, _stack, _meaning, reader = row[:7]
-        out[int(byte, 16)] = Opcode(name, int(protocol), reader.startswith("MUST reject"))
+        name, byte, arg, protocol, _stack, _meaning, reader = row[:7]
+        fixed = re.fullmatch(r"\w+ \((\d+) bytes?\)", arg)
+        out[int(byte, 16)] = Opcode(name, int(protocol), reader.startswith("MUST reject"),
+                                    int(fixed.group(1)) if fixed else None)
     return out
 
 
@@ -103,7 +106,8 @@ def allowlist() -> dict[str, Allowed]:
 @dataclass(frozen=True)
 class DType:
     """An element type: its width, the numpy type its values are computed in, the width of each
-    independently byte-swapped part, and its PyTorch storage class / Lua Torch class stem."""
+    independently byte-swapped part, its PyTorch storage class / Lua Torch class stem, and how many
+    values one byte packs (spec/tensors.md#tensors-dtype-table)."""
 
     name: str
     itemsize: int
@@ -112,11 +116,14 @@ class DType:
     storage_class: str | None
     t7_class: str | None
     quantized: bool = False
+    per_byte: int = 1  # values packed in one byte (quint4x2, quint2x4)
 
 
 def _d(name: str, np_type: object, itemsize: int, storage_class: str | None = None,
-       t7_class: str | None = None, swap_unit: int | None = None, quantized: bool = False) -> DType:
-    return DType(name, itemsize, np.dtype(np_type), swap_unit or itemsize, storage_class, t7_class, quantized)
+       t7_class: str | None = None, swap_unit: int | None = None, quantized: bool = False,
+       per_byte: int = 1) -> DType:
+    return DType(name, itemsize, np.dtype(np_type), swap_unit or itemsize, storage_class, t7_class, quantized,
+                 per_byte)
 
 
 DTYPES: dict[str, DType] = {d.name: d for d in (
@@ -143,8 +150,8 @@ DTYPES: dict[str, DType] = {d.name: d for d in (
     _d("qint8", np.int8, 1, "QInt8Storage", quantized=True),
     _d("quint8", np.uint8, 1, "QUInt8Storage", quantized=True),
     _d("qint32", "<i4", 4, "QInt32Storage", quantized=True),
-    _d("quint4x2", np.uint8, 1, "QUInt4x2Storage", quantized=True),
-    _d("quint2x4", np.uint8, 1, "QUInt2x4Storage", quantized=True),
+    _d("quint4x2", np.uint8, 1, "QUInt4x2Storage", quantized=True, per_byte=2),
+    _d("quint2x4", np.uint8, 1, "QUInt2x4Storage", quantized=True, per_byte=4),
 )}
 BY_STORAGE_CLASS: dict[str, DType] = {d.storage_class: d for d in DTYPES.values() if d.storage_class}
 BY_T7_CLASS: dict[str, DType] = {d.t7_class: d for d in DTYPES.values() if d.t7_class}

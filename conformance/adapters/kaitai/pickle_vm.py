@@ -57,6 +57,33 @@ def _string_literal(raw: bytes) -> str:
     return _utf8(body, "STRING")
 
 
+_LENGTH_FIELD = {"BytesU1": 1, "BytesS4": 4, "BytesU4": 4, "BytesU8": 8, "UnicodeU1": 1, "UnicodeU4": 4,
+                 "UnicodeU8": 8}
+
+
+def op_size(op: Any, width: int | None) -> int:
+    """How many bytes the parsed opcode ``op`` took (the grammar keeps no offsets)."""
+    if not hasattr(op, "arg"):
+        return 1
+    arg = op.arg
+    kind = type(arg).__name__
+    if kind in _LENGTH_FIELD:
+        return 1 + _LENGTH_FIELD[kind] + arg.len
+    if kind == "GlobalPair":
+        return 1 + len(arg.module.encode("utf-8")) + len(arg.name.encode("utf-8")) + 2
+    if kind in ("DecimalLine", "TextLine"):
+        return 1 + len(arg.value.encode("utf-8")) + 1
+    if kind == "RawLine":
+        return 1 + len(arg.value) + 1
+    return 1 + (width or 0)
+
+
+def pickle_length(pickle: Any) -> int:
+    """How many bytes a parsed python_pickle took."""
+    table = opcodes()
+    return sum(op_size(op, table[int(op.code)].width if int(op.code) in table else None) for op in pickle.ops)
+
+
 class Machine:
     """One pickle's machine; ``persistent_load`` gives persistent ids their meaning (None: a pickle in
     which they mean nothing, spec/pickle.md#pickle-persistent-id)."""
@@ -70,19 +97,25 @@ class Machine:
         self.table = opcodes()
 
     # -- the program ----------------------------------------------------------------------------------
-    def run(self, ops: list[Any], what: str) -> Any:
-        """The value of the opcodes ``ops`` (a parsed python_pickle), which end with STOP."""
+    def run(self, ops: list[Any], what: str, limit: int | None = None) -> Any:
+        """The value of the opcodes ``ops`` (a parsed python_pickle), which end with STOP; ``limit`` is
+        how many bytes the pickle may span (its record, or the rest of the file), for FRAME."""
         self.what = what
         self.stack: list[Any] = []
         self.metastack: list[list[Any]] = []
         self.memo: dict[int, Any] = {}
         self.protocol = 1
+        pos = 0
         for i, op in enumerate(ops):
             code = int(op.code)
             info = self.table.get(code)
             if info is None:
                 raise Reject("bad-opcode", f"{what}: opcode 0x{code:02x} is not in the table")
             self.name = info.name
+            pos += op_size(op, info.width)
+            if info.name == "FRAME" and limit is not None and pos + op.arg > limit:
+                raise Reject("truncated", f"{what}: a FRAME of {op.arg} bytes reaches past the end of the "
+                                          "pickle")
             if info.rejected:
                 raise Reject("bad-opcode", f"{what}: {info.name} cannot appear in a checkpoint")
             if info.name == "PROTO":

@@ -14,12 +14,12 @@ import kaitaistruct
 import pytorch_legacy
 import pytorch_tar
 import pytorch_zip
-from kaitaistruct import KaitaiStream
+from kaitaistruct import BytesIO, KaitaiStream
 
 from . import rebuild
 from .facts import BY_STORAGE_CLASS, DTYPES, DType
 from .failure import Decline, Reject, from_kaitai
-from .pickle_vm import Machine
+from .pickle_vm import Machine, pickle_length
 from .values import Global, Storage, Tensor
 
 #: ``version`` record values torch 2.13 reads (spec/pt-zip.md#pt-zip-version).
@@ -39,6 +39,8 @@ def parse(grammar: str, what: str, make: Any) -> Any:
     except (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError) as e:
         if grammar == "pytorch_tar" and type(e) is ValueError:  # a header number that is not octal
             raise Reject("bad-container", f"{what}: {e}") from None
+        if grammar == "pytorch_zip" and isinstance(e, UnicodeDecodeError):  # a member name
+            raise Reject("bad-container", f"{what}: a name that is not UTF-8") from None
         raise from_kaitai(e, grammar, what) from None
 
 
@@ -60,9 +62,10 @@ def location(loc: Any) -> str:
     return loc
 
 
-def run_pickle(pickle: Any, what: str, machine: Machine, *, exact: bool) -> Any:
-    """The value of a parsed python_pickle; ``exact``: it is a record of its own and must end at STOP."""
-    value = machine.run(pickle.ops, what)
+def run_pickle(pickle: Any, what: str, machine: Machine, *, exact: bool, limit: int | None = None) -> Any:
+    """The value of a parsed python_pickle; ``exact``: it is a record of its own and must end at STOP
+    (and FRAMEs must stay inside it); ``limit``: the bytes left in the file from its start otherwise."""
+    value = machine.run(pickle.ops, what, pickle._io.size() if exact else limit)
     if exact and pickle._io.pos() != pickle._io.size():
         raise Reject("bad-pickle", f"{what}: {pickle._io.size() - pickle._io.pos()} bytes after STOP")
     return value
@@ -70,39 +73,145 @@ def run_pickle(pickle: Any, what: str, machine: Machine, *, exact: bool) -> Any:
 
 # -- zip (spec/pt-zip.md) ---------------------------------------------------------------------------------
 
+EOCD_SIG = b"PK\x05\x06"
+LOCATOR_SIG = b"PK\x06\x07"
+MAX_COMMENT = 0xFFFF
+
+
+def _at(f: Any, pos: int, make: Any) -> Any:
+    """Parse a pytorch_zip type at ``pos`` of the file's stream."""
+    io = KaitaiStream(f)
+    io.seek(pos)
+    return make(io)
+
+
 class ZipArchive:
-    """A zip checkpoint's records by name (relative to the root folder), read through pytorch_zip.ksy."""
+    """A zip checkpoint's records by name (relative to the root folder).  Every header is read by
+    pytorch_zip.ksy's types; this class finds the end record (the grammar takes it at a fixed distance
+    from the end, as torch writes it, so a reader that meets other zips searches for it) and checks the
+    container's invariants the grammar leaves to a reader (spec/pt-zip.md#pt-zip-container)."""
 
     def __init__(self, f: Any, mm: Any, size: int) -> None:
         self.mm = mm
         self.size = size
-        self.zip = z = pytorch_zip.PytorchZip(KaitaiStream(f))
-        entries = parse("pytorch_zip", "central directory", lambda: z.central_dir.entries)
+        self.root_struct = z = pytorch_zip.PytorchZip(KaitaiStream(f))
+        eocd_at = self._find_eocd()
+        eocd = parse("pytorch_zip", "end of central directory",
+                     lambda: _at(f, eocd_at, lambda io: pytorch_zip.PytorchZip.EndOfCentralDir(io, z, z)))
+        count, cd_len, cd_ofs, ends_at = (eocd.num_entries_total, eocd.len_central_dir, eocd.ofs_central_dir,
+                                          eocd_at)
+        if eocd.num_entries_on_disk != eocd.num_entries_total:
+            raise Reject("bad-container", "the entry counts of this disk and of the archive differ")
+        if eocd_at >= 20 and bytes(mm[eocd_at - 20:eocd_at - 16]) == LOCATOR_SIG:
+            loc = parse("pytorch_zip", "zip64 locator", lambda: _at(
+                f, eocd_at - 20, lambda io: pytorch_zip.PytorchZip.Zip64Locator(io, z, z)))
+            z64_at = loc.ofs_zip64_end_of_central_dir
+            if z64_at + 56 > eocd_at - 20:
+                raise Reject("out-of-bounds", "the zip64 end record does not lie before its locator")
+            z64 = parse("pytorch_zip", "zip64 end record", lambda: _at(
+                f, z64_at, lambda io: pytorch_zip.PytorchZip.Zip64EndOfCentralDir(io, z, z)))
+            for v32, v64, see in ((eocd.num_entries_total, z64.num_entries_total, 0xFFFF),
+                                  (eocd.len_central_dir, z64.len_central_dir, 0xFFFFFFFF),
+                                  (eocd.ofs_central_dir, z64.ofs_central_dir, 0xFFFFFFFF)):
+                if v32 not in (v64, see):
+                    raise Reject("bad-container", "the end record and the zip64 end record disagree")
+            count, cd_len, cd_ofs, ends_at = (z64.num_entries_total, z64.len_central_dir, z64.ofs_central_dir,
+                                              z64_at)
+        if cd_ofs + cd_len > ends_at:
+            raise Reject("out-of-bounds", "the central directory does not lie before the end records")
+        raw = bytes(mm[cd_ofs:cd_ofs + cd_len])
+        cd_io = KaitaiStream(BytesIO(raw))
+        try:
+            cd = pytorch_zip.PytorchZip.CentralDir(count, cd_io, z, z)
+        except (EOFError, kaitaistruct.EndOfStreamError):
+            raise Reject("bad-container", f"the central directory does not hold {count} entries") from None
+        except UnicodeDecodeError:
+            raise Reject("bad-container", "a record name that is not UTF-8") from None
+        except (kaitaistruct.KaitaiStructError, ValueError) as e:
+            raise from_kaitai(e, "pytorch_zip", "central directory") from None
+        if cd_io.pos() != cd_len:
+            raise Reject("bad-container", f"{cd_len - cd_io.pos()} bytes of the central directory after its "
+                                          "entries")
         self.records: dict[str, Any] = {}
+        spans: list[tuple[int, int, str]] = []
         root = None
-        for e in entries:
-            folder, sep, name = e.file_name.partition("/")
-            if not sep or not name:
-                raise Reject("bad-container", f"record {e.file_name!r} is not inside a root folder")
-            if root is not None and folder != root:
+        for e in cd.entries:
+            name = e.file_name
+            self._check_entry(e, name)
+            if name.endswith("/"):
+                if e.len_body or e.len_uncompressed:
+                    raise Reject("bad-container", f"directory entry {name!r} holds data")
+                continue
+            folder, sep, rel = name.partition("/")
+            if not sep:
+                raise Reject("bad-container", f"record {name!r} is not inside a root folder")
+            if root is None:
+                root = folder
+            elif folder != root:
                 raise Reject("bad-container", f"records in two root folders, {root!r} and {folder!r}")
-            root = folder
-            if name in self.records:
-                raise Reject("bad-container", f"record {e.file_name!r} appears twice")
-            lf = parse("pytorch_zip", f"local header of {e.file_name!r}", lambda e=e: e.local_file)
-            if lf.file_name != e.file_name:
-                raise Reject("bad-container", f"local header names {lf.file_name!r}, central directory "
-                                              f"{e.file_name!r}")
-            if lf.ofs_body + e.len_body > size:
-                raise Reject("truncated", f"record {e.file_name!r} reaches past the end of the file")
-            self.records[name] = e
+            if rel in self.records:
+                raise Reject("bad-container", f"record {name!r} appears twice")
+            lf = parse("pytorch_zip", f"local header of {name!r}", lambda e=e: e.local_file)
+            if lf.file_name != name or lf.compression_method != e.compression_method \
+                    or (lf.flags ^ e.flags) & 0x49:
+                raise Reject("bad-container", f"the local header of {name!r} disagrees with its central "
+                                              "entry")
+            if not e.flags & 0x08 and 0xFFFFFFFF not in (lf.len_compressed, lf.len_uncompressed) \
+                    and (lf.len_compressed, lf.len_uncompressed) != (e.len_body, e.len_uncompressed):
+                raise Reject("bad-container", f"the local sizes of {name!r} disagree with its central entry")
+            if lf.ofs_body + e.len_body > cd_ofs:
+                raise Reject("out-of-bounds", f"record {name!r} reaches past the start of the central "
+                                              "directory")
+            spans.append((e.ofs_local_header, lf.ofs_body + e.len_body, name))
+            self.records[rel] = e
+        spans.sort()
+        for (_, end, name), (start, _, _) in zip(spans, spans[1:], strict=False):
+            if end > start:
+                raise Reject("bad-container", f"record {name!r} overlaps the next one")
         if root is None:
             raise Reject("bad-container", "the archive holds no record")
+
+    def _find_eocd(self) -> int:
+        """The end record that, with its comment, ends exactly at the end of the file."""
+        lo = max(0, self.size - 22 - MAX_COMMENT)
+        tail = bytes(self.mm[lo:])
+        found, seen = [], False
+        i = tail.rfind(EOCD_SIG)
+        while i >= 0:
+            seen = True
+            at = lo + i
+            if at + 22 <= self.size and at + 22 + int.from_bytes(tail[i + 20:i + 22], "little") == self.size:
+                found.append(at)
+            i = tail.rfind(EOCD_SIG, 0, i)
+        if len(found) > 1:
+            raise Reject("ambiguous", "two end records end at the end of the file (a comment holds an "
+                                      "archive)")
+        if not found:
+            if seen:
+                raise Reject("bad-container", "bytes follow the end-of-central-directory record")
+            raise Reject("truncated", "no end-of-central-directory record at the end of the file")
+        return found[0]
+
+    @staticmethod
+    def _check_entry(e: Any, name: str) -> None:
+        if e.flags & 0x41:
+            raise Reject("bad-container", f"record {name!r} is encrypted")
+        stored = e.compression_method == pytorch_zip.PytorchZip.Compression.stored
+        if stored and e.len_body != e.len_uncompressed:
+            raise Reject("bad-container", f"stored record {name!r} has two sizes")
+        wide = 0xFFFFFFFF in (e.len_compressed_32, e.len_uncompressed_32, e.ofs_local_header_32)
+        if wide and not e.has_zip64:
+            raise Reject("bad-container", f"record {name!r} lacks its zip64 extra field")
+        parts = name.rstrip("/").split("/") if name.endswith("/") else name.split("/")
+        if not name or name.startswith("/") or "\\" in name or "\0" in name \
+                or any(p in ("", ".", "..") for p in parts):
+            raise Reject("bad-container", f"record name {name!r} is not a key")
 
     def stored(self, name: str) -> Any:
         e = self.records[name]
         if not e.is_stored:
-            raise Decline(f"zip compression method {int(e.compression_method)} (record {name!r})")
+            raise Reject("bad-container", f"record {name!r} is compressed (method "
+                                          f"{int(e.compression_method)})")
         return e
 
     def body(self, name: str) -> bytes:
@@ -149,7 +258,7 @@ def read_zip(f: Any, mm: Any, size: int) -> tuple[str, list[Any]]:
         if name not in names:
             raise Reject("bad-container", f"the archive has no {name} record")
         e = a.stored(name)
-        pickle = parse("pytorch_zip", name, lambda: e.local_file.pickle)
+        pickle = parse("python_pickle", name, lambda: e.local_file.pickle)
         if pickle is None:
             raise Reject("bad-container", f"{name} is not a stored pickle record")
         loader = ZipStorages(a, prefix, byte_order)
@@ -212,8 +321,6 @@ def check_sys_info(sys_info: Any, protocol: int) -> None:
     for name, allowed in TYPE_SIZES.items():
         if sys_info["type_sizes"].get(name) not in allowed:
             raise Decline(f"legacy type_sizes {name}={sys_info['type_sizes'].get(name)!r}")
-    if not sys_info["little_endian"]:
-        raise Decline("a big-endian legacy stream (the grammars read little-endian storages)")
 
 
 class LegacyStorages:
@@ -234,7 +341,7 @@ class LegacyStorages:
             raise Reject("bad-reference", "a persistent id must be ('storage', type, key, location, numel, "
                                           "view)")
         _, stype, key, loc, numel, view = pid
-        dtype, _typed = storage_type(stype)
+        dtype, typed = storage_type(stype)
         if type(numel) is not int or not isinstance(key, (str, bytes, int)):
             raise Reject("bad-reference", "a persistent id's key must be a str and its numel an int")
         if numel < 0:
@@ -248,7 +355,7 @@ class LegacyStorages:
                 raise Reject("bad-reference", f"storage {key!r} named twice with different type, location "
                                               "or size")
         else:
-            root = Storage(dtype, numel, signature[1])
+            root = Storage(dtype, numel, signature[1], typed=typed)
             self.roots[key] = (signature, root)
         if view is None:
             return root
@@ -272,16 +379,22 @@ class LegacyStorages:
 def read_legacy(f: Any, size: int) -> tuple[str, list[Any]]:
     leg = parse("pytorch_legacy", "legacy stream", lambda: pytorch_legacy.PytorchLegacy(KaitaiStream(f)))
     header = Machine()
-    magic = run_pickle(leg.magic_number, "magic number", header, exact=False)
+    starts = [0]
+    for p in (leg.magic_number, leg.protocol_version, leg.sys_info, leg.object):
+        starts.append(starts[-1] + pickle_length(p))
+    limits = [size - s for s in starts]
+    magic = run_pickle(leg.magic_number, "magic number", header, exact=False, limit=limits[0])
     if type(magic) is not int or magic != LEGACY_MAGIC:
         raise Reject("bad-magic", f"magic number {magic!r}")
-    version = run_pickle(leg.protocol_version, "protocol version", header, exact=False)
+    version = run_pickle(leg.protocol_version, "protocol version", header, exact=False, limit=limits[1])
     if type(version) is not int or version != LEGACY_PROTOCOL:
         raise Reject("bad-magic", f"protocol version {version!r}")
-    check_sys_info(run_pickle(leg.sys_info, "sys_info", header, exact=False), LEGACY_PROTOCOL)
+    sys_info = run_pickle(leg.sys_info, "sys_info", header, exact=False, limit=limits[2])
+    check_sys_info(sys_info, LEGACY_PROTOCOL)
+    little = sys_info["little_endian"]
     storages = LegacyStorages()
-    obj = run_pickle(leg.object, "object pickle", Machine(storages), exact=False)
-    keys = run_pickle(leg.storage_keys, "storage keys", header, exact=False)
+    obj = run_pickle(leg.object, "object pickle", Machine(storages), exact=False, limit=limits[3])
+    keys = run_pickle(leg.storage_keys, "storage keys", header, exact=False, limit=limits[4])
     if not isinstance(keys, list) or not all(isinstance(k, (str, bytes, int)) for k in keys):
         raise Reject("bad-value", "the storage key list is not a list of keys")
     if len(set(map(repr, keys))) != len(keys) or any(k not in storages.roots for k in keys) \
@@ -290,15 +403,28 @@ def read_legacy(f: Any, size: int) -> tuple[str, list[Any]]:
     io = leg._io
     io.seek(leg.storages.ofs_start)
     for key in keys:
-        root = storages.roots[key][1]
-        rec = parse("pytorch_legacy", f"storage {key!r}",
-                    lambda r=root: pytorch_legacy.PytorchLegacy.Storage(r.dtype.itemsize, io, leg, leg))
-        if rec.num_elements != root.numel:
+        (dtype, _loc, numel), root = storages.roots[key]  # as the persistent id said (before any retyping)
+        try:
+            rec = parse("pytorch_legacy", f"storage {key!r}",
+                        lambda w=dtype.itemsize: pytorch_legacy.PytorchLegacy.Storage(w, io, leg, leg))
+        except Reject as e:
+            if not little:
+                raise Decline("a legacy storage count in big-endian order (the grammar reads it "
+                              "little-endian)") from None
+            if e.code != "bad-length":
+                raise
+            # a negative count, which the grammar refuses first, is also a count the id does not give
+            raise Reject("bad-value", f"storage {key!r}: its count disagrees with its persistent id "
+                                      f"({numel}): {e.message}") from None
+        if rec.num_elements != numel:
+            if not little:
+                raise Decline("a legacy storage count in big-endian order (the grammar reads it "
+                              "little-endian)")
             raise Reject("bad-value", f"storage {key!r} holds {rec.num_elements} elements, its persistent id "
-                                      f"says {root.numel}")
+                                      f"says {numel}")
         root.raw = rec.data
     if io.pos() != size:
-        raise Reject("bad-length", f"{size - io.pos()} bytes after the last storage")
+        raise Reject("bad-container", f"{size - io.pos()} bytes after the last storage")
     for root_key, start, view in storages.views.values():
         root = storages.roots[root_key][1]
         w = root.dtype.itemsize

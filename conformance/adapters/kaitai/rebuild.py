@@ -91,19 +91,42 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
 
 def _dense(m: Machine, storage: Storage, offset: int, size: Any, stride: Any, requires_grad: bool) -> Tensor:
     size_t, stride_t = tuple(_size_items(size)), tuple(_size_items(stride))
-    check_view(storage, offset, size_t, stride_t, m.what)
+    if storage.dtype.per_byte > 1:
+        _check_packed(m, storage, offset, size_t, stride_t)
+    else:
+        check_view(storage, offset, size_t, stride_t, m.what)
     return Tensor(storage.dtype, size_t, stride_t, offset, storage, storage.device, requires_grad)
 
 
+def _check_packed(m: Machine, storage: Storage, offset: int, size: tuple[int, ...],
+                  stride: tuple[int, ...]) -> None:
+    """A packed quantized tensor (quint4x2, quint2x4): contiguous, its values fill ceil(numel / per_byte)
+    bytes from ``offset`` (spec/pickle.md#pickle-rebuild)."""
+    if len(size) != len(stride) or offset < 0 or any(x < 0 for x in size):
+        raise m.fail(f"packed tensor geometry {offset}, {size}, {stride}", "bad-length")
+    expect, step = [], 1
+    for n in reversed(size):
+        expect.append(step)
+        step *= n
+    if any(n > 1 and s != e for n, s, e in zip(size, stride, reversed(expect), strict=True)):
+        raise Decline(f"a packed {storage.dtype.name} tensor that is not contiguous")
+    nbytes = -(-math.prod(size) // storage.dtype.per_byte)
+    if nbytes and offset + nbytes > storage.numel:
+        raise m.fail(f"a packed tensor of {nbytes} bytes from {offset} in a storage of {storage.numel}",
+                     "out-of-bounds")
+
+
 def _metadata(m: Machine, t: Tensor, metadata: Any) -> Tensor:
+    """The lazy view bits of a metadata dict; other keys change nothing (spec/tensors.md#tensors-conj-neg)."""
     if metadata is None:
         return t
     if not isinstance(metadata, dict):
         raise m.fail("tensor metadata is not a dict", "bad-value")
-    for k, v in metadata.items():
-        if k not in ("conj", "neg") or type(v) is not bool:
-            raise m.fail(f"unknown tensor metadata {k!r}: {v!r}", "bad-value")
-        setattr(t, k, v)
+    for k in ("conj", "neg"):
+        if k in metadata:
+            if type(metadata[k]) is not bool:
+                raise m.fail(f"tensor metadata {k!r} is {metadata[k]!r}, not a bool", "bad-value")
+            setattr(t, k, metadata[k])
     return t
 
 
@@ -241,12 +264,14 @@ def rebuild_qtensor(args: tuple[Any, ...], m: Machine) -> QuantizedTensor:
         fq = scheme == "per_channel_affine_float_qparams"
         scales_t = _channel_values(m, scales, "float32" if fq else "float64")
         zeros_t = _channel_values(m, zero_points, "float32" if fq else "int64")
+        if zeros_t.dtype.name in ("float32", "float16"):  # how torch's loader tells float_qparams apart
+            scheme = "per_channel_affine_float_qparams"
         for name, t in (("scales", scales_t), ("zero_points", zeros_t)):
             if math.prod(t.shape) != dense.shape[axis]:
                 raise m.fail(f"{name} has {math.prod(t.shape)} values for {dense.shape[axis]} channels",
-                             "bad-length")
+                             "bad-value")
         return QuantizedTensor(**fields, qscheme=scheme, scales=scales_t, zero_points=zeros_t, axis=axis)
-    raise Decline(f"quantization scheme {scheme}")
+    raise m.fail(f"quantization scheme {scheme} (torch cannot load it)", "bad-value")
 
 
 def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
@@ -273,6 +298,13 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
         return SparseTensor(name, values.dtype, tuple(_size_items(size)), False,
                             {"compressed_indices": compressed, "plain_indices": plain, "values": values})
     raise Decline(f"sparse layout {name}")
+
+
+def rebuild_sparse_csr_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
+    """``_rebuild_sparse_csr_tensor(layout, data)`` (torch 1.10-1.13): a ``sparse_csr`` tensor."""
+    if args[0].name != "sparse_csr":
+        raise m.fail(f"_rebuild_sparse_csr_tensor of layout {args[0].name}", "bad-value")
+    return rebuild_sparse_tensor(args, m)
 
 
 def rebuild_device_tensor_from_cpu_tensor(args: tuple[Any, ...], m: Machine) -> Tensor:
@@ -347,6 +379,7 @@ HANDLERS: dict[str, Callable[[tuple[Any, ...], Machine], Any]] = {
     "builtins.set": lambda args, m: {m._hashable(x) for x in (args[0] if args else ())},
     "builtins.frozenset": lambda args, m: frozenset(m._hashable(x) for x in (args[0] if args else ())),
     "builtins.bytearray": bytearray_,
+    "builtins.bytes": lambda args, m: b"",
     "_codecs.encode": codecs_encode,
     "builtins.complex": _opaque("builtins.complex"),
     "torch.Size": _opaque("torch.Size"),
@@ -359,6 +392,7 @@ HANDLERS: dict[str, Callable[[tuple[Any, ...], Machine], Any]] = {
     "torch._utils._rebuild_parameter_with_state": rebuild_parameter_with_state,
     "torch._utils._rebuild_qtensor": rebuild_qtensor,
     "torch._utils._rebuild_sparse_tensor": rebuild_sparse_tensor,
+    "torch._utils._rebuild_sparse_csr_tensor": rebuild_sparse_csr_tensor,
     "torch._utils._rebuild_device_tensor_from_cpu_tensor": rebuild_device_tensor_from_cpu_tensor,
     "torch._tensor._rebuild_from_type_v2": rebuild_from_type_v2,
     "torch._tensor._rebuild_from_type": rebuild_from_type_v2,

@@ -296,56 +296,87 @@ def _sniff_byte_order(head: bytes) -> str | None:
     return None
 
 
-def _generic_payload_error(e: BaseException) -> Reject | None:
-    """The first generic class payload, among the objects being read when the parse failed, that is not
-    a table: torch's generic read needs the table of fields, so that is the error (bad-value), whatever
-    the grammar tripped on afterwards (spec/t7.md#t7-custom-write)."""
+def _partial_error(e: BaseException) -> Reject | None:
+    """The first problem, in reading order, of the objects that were still being read when the parse
+    failed: what the grammar leaves to a reader but a reader would have met first (spec/t7.md).
+
+    The generated parser keeps no partial result, so the objects are found in the failure's frames
+    (outermost first): a generic class payload that is not a table (spec/t7.md#t7-custom-write), a
+    function's upvalues that are not a table (#t7-function), a tensor whose sizes, strides or offset are
+    negative (#t7-tensor) or whose storage is not a storage object."""
     tb = e.__traceback__
     while tb is not None:
         obj = tb.tb_frame.f_locals.get("self")
+        kind = type(obj).__name__
         parent = getattr(obj, "_parent", None)
-        if type(obj).__name__ == "Object" and type(parent).__name__ == "TorchObject" \
-                and getattr(parent, "payload", obj) is obj and hasattr(obj, "type_code") \
-                and _class_info(parent.class_name)[0] == "generic" and obj.type_code.name != "table":
-            return Reject("bad-value", f"the payload of torch class {parent.class_name} starts with type "
-                                       f"code {obj.type_code.name}, not a table of fields (a class with its "
-                                       "own write() is not readable generically)")
+        pkind = type(parent).__name__
+        code = getattr(getattr(obj, "type_code", None), "name", None)
+        if kind == "Object" and code is not None:
+            if pkind == "TorchObject" and not hasattr(parent, "payload") and code != "table" \
+                    and _class_info(parent.class_name)[0] == "generic":
+                return Reject("bad-value", f"the payload of torch class {parent.class_name} starts with type "
+                                           f"code {code}, not a table of fields (a class with its own "
+                                           "write() is not readable generically)")
+            if pkind == "FunctionBody" and not hasattr(parent, "upvalues") and code != "table":
+                return Reject("bad-value", f"a function's upvalues start with type code {code}, not a table")
+            if pkind == "Tensor" and not hasattr(parent, "storage") and code not in ("nil", "torch"):
+                return Reject("bad-value", f"a tensor's storage starts with type code {code}, not a storage")
+        if kind == "Tensor" and hasattr(obj, "storage_offset"):
+            longs = [v.value if hasattr(v, "value") else v for v in (*obj.sizes, *obj.strides)] \
+                if not hasattr(obj.sizes, "num_items") else []
+            offset = obj.storage_offset.value
+            if any(v < 0 for v in longs) or offset < 1:
+                return Reject("bad-length", f"a tensor with negative sizes, strides or offset ({longs}, "
+                                            f"{offset})")
         tb = tb.tb_next
     return None
 
 
 class _Attempt:
-    """One reading of the stream: its description, or the failure and how far the parse got."""
+    """One reading of the stream: its description, or the failure and how far it got.
+
+    The grammar's ``stream`` is a repetition of ``object``, each starting from the highest index its
+    predecessor used; this class runs that repetition itself (with the grammar's own ``object`` type), so
+    that each top-level object is given its meaning before the next is parsed and the first problem in
+    file order is the one reported (spec/canonical.md#canonical-error-codes)."""
 
     def __init__(self, f: Any, size: int, mode: str, long_size: int = 8, byte_order: str = "little") -> None:
         self.description: dict[str, Any] | None = None
         self.error: Reject | Decline | None = None
-        self.reach = 0
+        self.reach: tuple[int, int] = (0, 0)  # (offset, 1 for a semantic failure, which the grammar passed)
         self.longs_read = False
         f.seek(0)
         io = KaitaiStream(f)
-        try:
-            if mode == "ascii":
-                objects = torch_t7_ascii.TorchT7Ascii(io).objects
-            else:
-                root = torch_t7.TorchT7(io)
-                name = f"{'be' if byte_order == 'big' else 'le'}_long{long_size}"
-                objects = getattr(root, name).objects
-        except _PARSE_ERRORS as e:
-            self.reach = io.pos()
-            self.error = _generic_payload_error(e) or from_kaitai(
-                e, "torch_t7", f"{mode} t7 stream (long {long_size}, {byte_order}-endian)")
-            return
-        self.reach = size + 1  # the grammar read it all: a semantic failure is further than any parse failure
-        if not objects:
-            self.error = Reject("truncated", "the stream holds no object")
-            return
+        if mode == "ascii":
+            def parse_object(max_index: int) -> Any:
+                return torch_t7_ascii.TorchT7Ascii.Object(max_index, io, None, None)
+        else:
+            root = torch_t7.TorchT7(io)
+
+            def parse_object(max_index: int) -> Any:
+                return torch_t7.TorchT7.Stream.Object(long_size, max_index, io, None, root,
+                                                      byte_order != "big")
         b = Builder(mode == "ascii", long_size, byte_order == "big")
+        values: list[Any] = []
+        max_index = 0
         try:
-            values = [b.value(o) for o in objects]
+            while not io.is_eof():
+                try:
+                    o = parse_object(max_index)
+                except _PARSE_ERRORS as e:
+                    partial = _partial_error(e)
+                    self.error = partial or from_kaitai(
+                        e, "torch_t7", f"{mode} t7 stream (long {long_size}, {byte_order}-endian)")
+                    self.reach = (io.pos(), 0 if partial is None else 1)
+                    return
+                max_index = o.last_index
+                values.append(b.value(o))
+            if not values:
+                raise Reject("truncated", "the stream holds no object")
             self.longs_read = b.longs_read
             self.description = describe(f"t7-{mode}", values)
         except (Reject, Decline) as e:
+            self.reach = (io.pos(), 1)
             self.error = e
 
 
