@@ -302,7 +302,7 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
               "data: any, dtype: dtype, device: str, requires_grad: bool", "XLA tensor (declined)"),
     _callable("torch._tensor._rebuild_from_type_v2",
               "func: global, new_type: global, args: tuple, state: any",
-              rebuild.rebuild_from_type_v2, "tensor with Python attributes (func is looked up here too)"),
+              rebuild.rebuild_from_type, "tensor with Python attributes (func is looked up here too)"),
     _callable("torch._tensor._rebuild_from_type", "func: global, type: global, args: tuple, dict: any",
               rebuild.rebuild_from_type, "tensor with Python attributes (torch 1.7-1.8)"),
     _callable("torch.nn.parameter.Parameter", "data: tensor?, requires_grad: bool?", rebuild.parameter,

@@ -340,20 +340,12 @@ def rebuild_device_tensor_from_cpu_tensor(args: tuple[Any, ...], ctx: Call) -> T
     return dataclasses.replace(data, device=device, requires_grad=requires_grad, attrs=dict(data.attrs))
 
 
-def rebuild_from_type_v2(args: tuple[Any, ...], ctx: Call) -> Any:
-    """``torch._tensor._rebuild_from_type_v2(func, new_type, args, state)``: a tensor with Python state
-    or of a subclass.  ``func`` must itself be an allowed rebuild function."""
-    func, new_type, fargs, state = args
-    return _from_type(ctx.call(func, fargs), new_type, state, ctx)
-
-
 def rebuild_from_type(args: tuple[Any, ...], ctx: Call) -> Any:
-    """``torch._tensor._rebuild_from_type(func, type, args, dict)`` (torch 1.7-1.8)."""
+    """``torch._tensor._rebuild_from_type_v2(func, new_type, args, state)`` (and ``_rebuild_from_type``,
+    torch 1.7-1.8, with the same arguments): a tensor with Python state or of a subclass.  ``func`` must
+    itself be an allowed rebuild function."""
     func, new_type, fargs, state = args
-    return _from_type(ctx.call(func, fargs), new_type, state, ctx)
-
-
-def _from_type(t: Any, new_type: Global, state: Any, ctx: Call) -> Any:
+    t = ctx.call(func, fargs)
     name = f"{new_type.module}.{new_type.name}"
     if name == "torch.nn.parameter.Parameter" and isinstance(t, Tensor):
         t = as_parameter(t, t.requires_grad)
