@@ -33,7 +33,7 @@ NODE_BUDGET = 5_000_000
 TEXT_BUDGET = 1 << 30
 MAX_DEPTH = 5_000
 #: A view may present more elements than its storage holds (stride 0, overlaps) up to this many.
-MAX_EXPANDED = 1 << 26
+MAX_EXPANDED = 1 << 24
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 _SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Opaque, Tensor, SparseTensor)

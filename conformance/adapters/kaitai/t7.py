@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import os
+import re
+from fractions import Fraction
 from typing import Any
 
 import kaitaistruct
@@ -68,6 +70,53 @@ def c_double(token: str) -> float:
     return sign * value
 
 
+_INT_TOKEN = re.compile(r"[+-]?[0-9]+")
+
+
+def _int_token(token: str) -> int:
+    """An ascii integer token (spec/t7.md#t7-ascii)."""
+    if not _INT_TOKEN.fullmatch(token):
+        raise Reject("bad-value", f"{token[:40]!r} is not an integer token")
+    return int(token)
+
+
+def _ascii_floats(tokens: list[str], dtype: DType) -> np.ndarray:
+    """Float, Double or Half storage tokens as torch7 reads them (spec/t7.md#t7-ascii): a double
+    correctly rounded once; a float rounded once (strtof: a binary64 value exactly halfway between two
+    floats is settled by the token's exact value); a half from that float, every NaN 0x7fff."""
+    doubles = np.array([c_double(t) for t in tokens], dtype=np.float64)
+    if dtype.name == "float64":
+        return doubles
+    f32 = doubles.astype(np.float32)
+    inexact = np.flatnonzero(np.isfinite(doubles) & (f32.astype(np.float64) != doubles))
+    for i in inexact:
+        d = float(doubles[i])
+        other = np.nextafter(f32[i], np.float32(math.inf) if float(f32[i]) < d else np.float32(-math.inf))
+        if not math.isfinite(float(other)):
+            continue
+        mid = (Fraction(float(f32[i])) + Fraction(float(other))) / 2
+        if Fraction(d) != mid:
+            continue
+        exact = _exact(tokens[i])
+        if exact is not None and exact != mid:
+            f32[i] = f32[i] if (exact < mid) == (float(f32[i]) < float(other)) else other
+    if dtype.name == "float32":
+        return f32
+    halves = f32.astype(np.float16)
+    halves.view(np.uint16)[np.isnan(f32)] = 0x7FFF
+    return halves
+
+
+def _exact(token: str) -> Fraction | None:
+    t = token.strip().lower()
+    sign = -1 if t.startswith("-") else 1
+    body = t.lstrip("+-")
+    try:
+        return sign * (Fraction(float.fromhex(body)) if body.startswith("0x") else Fraction(body))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
 def _key_identity(key: Any) -> tuple[str, Any]:
     if key is None:
         raise Reject("bad-value", "a table key is nil")
@@ -110,11 +159,7 @@ class Builder:
 
     def _ints(self, x: Any, n: int) -> list[int]:
         if self.ascii:
-            toks = self._tokens(x)
-            try:
-                return [int(t) for t in toks]
-            except ValueError:
-                raise Reject("bad-value", f"{toks[:4]!r}... are not integers") from None
+            return [_int_token(t) for t in self._tokens(x)]
         return [v.value for v in x]
 
     # -- objects --------------------------------------------------------------------------------------
@@ -206,14 +251,17 @@ class Builder:
             s = self.storage(payload, dtype, device)
             self.index[idx] = s
             return s
-        if kind == "tds_hash":
+        if kind in ("tds_hash", "tds_vec"):
             self.longs_read = True
+            count = self._int(payload.num_pairs if kind == "tds_hash" else payload.num_items)
+            if count < 0:  # the grammar reads a negative long count as no item
+                raise Reject("bad-length", f"a {name} of {count} items")
+        if kind == "tds_hash":
             obj = TorchObject(name, version, LuaTable())
             self.index[idx] = obj
             self._pairs(obj.value, payload.pairs, "tds.Hash", tds=True)
             return obj
         if kind == "tds_vec":
-            self.longs_read = True
             obj = TorchObject(name, version, [])
             self.index[idx] = obj
             obj.value.extend(self.value(item) for item in payload.items)
@@ -237,8 +285,11 @@ class Builder:
         offset = self._int(p.storage_offset) - 1
         if any(s < 0 for s in sizes) or any(s < 0 for s in strides):
             raise Reject("bad-length", f"negative size or stride in {sizes} / {strides}")
+        product = math.prod(s for s in sizes if s)
+        if any(x * dtype.itemsize >= 1 << 63 for x in (product, *strides)):
+            raise Reject("bad-length", f"sizes {sizes} or strides {strides} reach 2^63 bytes")
         if offset < 0:
-            raise Reject("bad-length", f"storage offset {offset + 1} is below 1")
+            raise Reject("out-of-bounds", f"storage offset {offset + 1} is below 1")
         storage = self.value(p.storage)
         if storage is not None and not (isinstance(storage, Storage) and storage.dtype is dtype
                                         and storage.device == device):
@@ -268,17 +319,13 @@ class Builder:
             return Storage(dtype, n, device, p.raw)
         toks = self._tokens(p.tokens)
         if dtype.numpy.kind in "iu":
-            try:
-                ints = [int(t) for t in toks]
-            except ValueError:
-                raise Reject("bad-value", f"a {dtype.name} storage token is not an integer") from None
+            ints = [_int_token(t) for t in toks]
             info = np.iinfo(dtype.numpy)
             if any(not info.min <= v <= info.max for v in ints):
                 raise Reject("bad-value", f"a {dtype.name} storage value out of range")
             arr = np.array(ints, dtype=dtype.numpy.newbyteorder("<"))
         else:
-            doubles = np.array([c_double(t) for t in toks], dtype=np.float64)
-            arr = doubles.astype(dtype.numpy.newbyteorder("<"))
+            arr = _ascii_floats(toks, dtype)
         return Storage(dtype, n, device, arr.view(np.uint8).reshape(n, dtype.itemsize))
 
 
@@ -306,7 +353,19 @@ def _partial_error(e: BaseException) -> Reject | None:
     negative (#t7-tensor) or whose storage is not a storage object."""
     tb = e.__traceback__
     while tb is not None:
-        obj = tb.tb_frame.f_locals.get("self")
+        try:
+            found = _frame_error(tb.tb_frame.f_locals.get("self"))
+        except _PARSE_ERRORS:  # a lazy field of a half-read object that does not evaluate
+            found = None
+        if found is not None:
+            return found
+        tb = tb.tb_next
+    return None
+
+
+def _frame_error(obj: Any) -> Reject | None:
+    """The problem of one half-read grammar object, if any (see :func:`_partial_error`)."""
+    if obj is not None:
         kind = type(obj).__name__
         parent = getattr(obj, "_parent", None)
         pkind = type(parent).__name__
@@ -322,14 +381,35 @@ def _partial_error(e: BaseException) -> Reject | None:
             if pkind == "Tensor" and not hasattr(parent, "storage") and code not in ("nil", "torch"):
                 return Reject("bad-value", f"a tensor's storage starts with type code {code}, not a storage")
         if kind == "Tensor" and hasattr(obj, "storage_offset"):
-            longs = [v.value if hasattr(v, "value") else v for v in (*obj.sizes, *obj.strides)] \
-                if not hasattr(obj.sizes, "num_items") else []
+            if hasattr(obj.sizes, "num_items"):  # ascii token arrays
+                toks = (*getattr(obj.sizes, "leading", []), getattr(obj.sizes, "last", "0"),
+                        *getattr(obj.strides, "leading", []), getattr(obj.strides, "last", "0"))
+                longs = [int(t) for t in toks]
+            else:
+                longs = [v.value for v in (*obj.sizes, *obj.strides)]
             offset = obj.storage_offset.value
-            if any(v < 0 for v in longs) or offset < 1:
-                return Reject("bad-length", f"a tensor with negative sizes, strides or offset ({longs}, "
-                                            f"{offset})")
-        tb = tb.tb_next
+            if any(v < 0 for v in longs):
+                return Reject("bad-length", f"a tensor with negative sizes or strides ({longs})")
+            if offset < 1:
+                return Reject("out-of-bounds", f"a tensor with storage offset {offset} (below 1)")
     return None
+
+
+_WHITESPACE = b" \t\n\v\f\r"
+
+
+def _only_tail(io: KaitaiStream, ascii_mode: bool) -> bool:
+    """Whether what is left after an object is what may end a stream: the NUL a torch.serialize
+    MemoryFile ends with, after whitespace in ascii (spec/t7.md#t7-serialize, #t7-stream)."""
+    pos = io.pos()
+    rest = io.read_bytes(min(io.size() - pos, 4096))
+    io.seek(pos)
+    if len(rest) == 4096:
+        return False
+    if ascii_mode:
+        rest = rest.rstrip(b"\0") if rest.endswith(b"\0") and not rest.endswith(b"\0\0") else rest
+        return rest.strip(_WHITESPACE) == b""
+    return rest == b"\0"
 
 
 class _Attempt:
@@ -343,7 +423,7 @@ class _Attempt:
     def __init__(self, f: Any, size: int, mode: str, long_size: int = 8, byte_order: str = "little") -> None:
         self.description: dict[str, Any] | None = None
         self.error: Reject | Decline | None = None
-        self.reach: tuple[int, int] = (0, 0)  # (offset, 1 for a semantic failure, which the grammar passed)
+        self.reach = 0  # where the reading was when it met its error
         self.longs_read = False
         f.seek(0)
         io = KaitaiStream(f)
@@ -360,23 +440,26 @@ class _Attempt:
         values: list[Any] = []
         max_index = 0
         try:
-            while not io.is_eof():
+            while not io.is_eof() and not _only_tail(io, mode == "ascii"):
                 try:
                     o = parse_object(max_index)
                 except _PARSE_ERRORS as e:
                     partial = _partial_error(e)
                     self.error = partial or from_kaitai(
                         e, "torch_t7", f"{mode} t7 stream (long {long_size}, {byte_order}-endian)")
-                    self.reach = (io.pos(), 0 if partial is None else 1)
+                    self.reach = io.pos()
                     return
-                max_index = o.last_index
-                values.append(b.value(o))
+                try:
+                    max_index = o.last_index
+                    values.append(b.value(o))
+                except _PARSE_ERRORS as e:  # a lazy instance of the grammar (an ascii token's .to_i)
+                    raise from_kaitai(e, "torch_t7", f"{mode} t7 stream") from None
             if not values:
                 raise Reject("truncated", "the stream holds no object")
             self.longs_read = b.longs_read
             self.description = describe(f"t7-{mode}", values)
         except (Reject, Decline) as e:
-            self.reach = (io.pos(), 1)
+            self.reach = io.pos()
             self.error = e
 
 
@@ -403,10 +486,8 @@ def read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
         return _result(first)
     second = _Attempt(f, size, "binary", sizes[1], order)
     if first.description is not None and second.description is not None:
-        if first.description != second.description:
-            raise Reject("ambiguous", "the stream reads completely both with 8-byte and with 4-byte longs; "
-                                      "give the long size as a hint")
-        return first.description
+        raise Reject("ambiguous", "the stream reads completely both with 8-byte and with 4-byte longs; "
+                                  "give the long size as a hint")
     if first.description is not None:
         return first.description
     if second.description is not None:
