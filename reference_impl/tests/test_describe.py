@@ -5,11 +5,11 @@ from __future__ import annotations
 import collections
 import hashlib
 import math
-import sys
 
 import numpy as np
 import pytest
-from torchfmt.describe import NODE_BUDGET, describe_document, format_float, sha256_of_array
+from torchfmt import limits
+from torchfmt.describe import describe_document, format_float, sha256_of_array
 from torchfmt.dtypes import BY_NAME, to_little_endian
 from torchfmt.errors import FormatError
 from torchfmt.model import Document, LuaTable, Storage, Tensor
@@ -82,11 +82,12 @@ def test_big_endian_storage_is_swapped_per_unit() -> None:
 
 
 def test_node_budget_is_enforced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys.modules["torchfmt.describe"], "NODE_BUDGET", 10_000)
+    real = limits.NODE_BUDGET.value
+    monkeypatch.setattr(limits, "NODE_BUDGET", limits.Limit("NODE_BUDGET", 10_000, (), "test"))
     leaf: tuple = ()
     for _ in range(30):  # 2**30 leaves if tuples were expanded naively: must stop at the budget
         leaf = (leaf, leaf)
     with pytest.raises(FormatError) as e:
         describe_document(Document("pt-zip", [leaf]))
     assert e.value.code == "limit-exceeded"
-    assert NODE_BUDGET < 2**30  # the real budget, too, is far below the expansion
+    assert real < 2**30  # the real budget, too, is far below the expansion

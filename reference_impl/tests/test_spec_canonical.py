@@ -1,8 +1,9 @@
 """spec/canonical.md agrees with the code that implements it and with what the real writers' loaders wrote.
 
 - the `.t7` hint table (canonical-t7-hints) with ``torchfmt.t7.encodings`` and the harness;
-- the budgets (canonical-node-budget) with ``torchfmt.describe``; the run limits and the formats
-  (canonical-reader-cli, canonical-document) with the harness;
+- the budgets (canonical-node-budget) and every reader limit with ``torchfmt.limits``, in each
+  requirement that states one; the run limits and the formats (canonical-reader-cli,
+  canonical-document) with the harness;
 - the number grammars (canonical-float) with ``describe.format_float`` and with every number in the
   expected descriptions (shared corpus and committed cases), which real PyTorch or Lua Torch produced;
 - the value table (canonical-values) with the fields those expected descriptions use.
@@ -22,23 +23,25 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from torchfmt.describe import NODE_BUDGET, TEXT_BUDGET, format_float
+from torchfmt.describe import format_float
 from torchfmt.dtypes import BY_NAME
+from torchfmt.limits import LIMITS, NODE_BUDGET, TEXT_BUDGET, Limit
 from torchfmt.t7 import encodings
 
 ROOT = Path(__file__).resolve().parents[2]
-CANONICAL = (ROOT / "spec" / "canonical.md").read_text(encoding="utf-8")
+SPEC = ROOT / "spec"
+CANONICAL = (SPEC / "canonical.md").read_text(encoding="utf-8")
 CORPUS = ROOT.parent / "shared" / "corpus"
 sys.path.insert(0, str(ROOT / "conformance"))
 
 from harness import runner, vocabulary  # noqa: E402
 
 
-def _requirement(anchor: str) -> str:
+def _requirement(anchor: str, text: str = CANONICAL) -> str:
     """The text of one requirement: from its anchor to the next anchor or heading."""
-    start = CANONICAL.index(f'<a id="{anchor}"></a>')
-    ends = [i for i in (CANONICAL.find("<a id=", start + 1), CANONICAL.find("\n#", start)) if i != -1]
-    return CANONICAL[start:min(ends) if ends else len(CANONICAL)]
+    start = text.index(f'<a id="{anchor}"></a>')
+    ends = [i for i in (text.find("<a id=", start + 1), text.find("\n#", start)) if i != -1]
+    return text[start:min(ends) if ends else len(text)]
 
 
 def _table(text: str, header_start: str) -> list[list[str]]:
@@ -90,8 +93,42 @@ def _numbers(text: str) -> list[int]:
     return [int(n.replace(",", "")) for n in re.findall(r"\b\d{1,3}(?:,\d{3})+\b", text)]
 
 
-def test_budgets_are_describes() -> None:
-    assert _numbers(_requirement("canonical-node-budget"))[:2] == [NODE_BUDGET, TEXT_BUDGET]
+def test_budgets_are_the_reader_limits() -> None:
+    assert _numbers(_requirement("canonical-node-budget"))[:2] == [NODE_BUDGET.value, TEXT_BUDGET.value]
+
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _stated(value: int, text: str) -> bool:
+    """Whether ``text`` writes ``value`` as a number: ``1,024``, ``64``, ``2^24`` or ``2²⁴``."""
+    forms = [f"{value:,}", str(value)]
+    if value > 1 and value & (value - 1) == 0:
+        k = value.bit_length() - 1
+        forms += [f"2^{k}", "2" + str(k).translate(_SUPERSCRIPT)]
+    return any(re.search(rf"(?<![\d,^⁰¹²³⁴⁵⁶⁷⁸⁹]){re.escape(f)}(?![\d,⁰¹²³⁴⁵⁶⁷⁸⁹])", text) for f in forms)
+
+
+@pytest.mark.parametrize("limit", LIMITS, ids=lambda lim: lim.name)
+def test_every_limit_is_stated_where_its_anchors_say(limit: Limit) -> None:
+    assert limit.anchors and limit.value > 0
+    for anchor in limit.anchors:
+        file, name = anchor.split("#")
+        text = _requirement(name, (SPEC / file).read_text(encoding="utf-8"))
+        assert _stated(limit.value, text), f"{anchor} does not state {limit.name} = {limit.value:,}"
+
+
+def test_a_stated_number_is_a_whole_number() -> None:
+    assert _stated(1024, "allows 1,024 and") and _stated(2**24, "more than 2^24 elements")
+    assert _stated(2**24, "16,777,216 (2²⁴)") and _stated(64, "an ndim above 64 that")
+    assert not _stated(64, "1,064 and 640")
+    assert not _stated(1000, "1,000,000") and not _stated(2**24, "2^245")
+
+
+def test_the_limits_table_sits_in_the_budget_section() -> None:
+    section = CANONICAL[CANONICAL.index("## Budgets"):CANONICAL.index("## Strict and inert")]
+    assert "<!-- generated: reader-limits;" in section
+    assert len({lim.name for lim in LIMITS}) == len(LIMITS)
 
 
 def test_run_limits_are_the_runners() -> None:

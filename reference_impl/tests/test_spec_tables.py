@@ -1,7 +1,8 @@
 """The spec's generated tables equal what their data renders (spec/README.md#conventions).
 
-The dtype table of spec/tensors.md#tensors-dtype-table comes from ``torchfmt.dtypes.DTYPES`` and the
-error table of spec/canonical.md#canonical-error-codes from ``torchfmt.errors.ERROR_CODES``; both are
+The dtype table of spec/tensors.md#tensors-dtype-table comes from ``torchfmt.dtypes.DTYPES``, the
+error table of spec/canonical.md#canonical-error-codes from ``torchfmt.errors.ERROR_CODES`` and the
+limits table of spec/canonical.md#canonical-node-budget from ``torchfmt.limits.LIMITS``; all are
 rendered by spec/tools/tables.py.  Besides comparing each region with its renderer, the tables are parsed
 back and compared with the data field by field, so a renderer that drops a column fails too.
 """
@@ -9,6 +10,7 @@ back and compared with the data field by field, so a renderer that drops a colum
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -16,6 +18,7 @@ from types import ModuleType
 import pytest
 from torchfmt.dtypes import DTYPES
 from torchfmt.errors import ERROR_CODES
+from torchfmt.limits import LIMITS
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec"
@@ -46,7 +49,8 @@ def _region(file: str, name: str) -> str:
     return regions[name]
 
 
-@pytest.mark.parametrize(("file", "name"), [("tensors.md", "dtype-table"), ("canonical.md", "error-codes")])
+@pytest.mark.parametrize(("file", "name"), [("tensors.md", "dtype-table"), ("canonical.md", "error-codes"),
+                                           ("canonical.md", "reader-limits")])
 def test_generated_region_is_what_its_data_renders(file: str, name: str) -> None:
     assert _region(file, name) == tables.GENERATORS[name](), (
         f"spec/{file}: the {name} table is stale; run python spec/tools/tables.py")
@@ -65,6 +69,15 @@ def test_error_table_is_the_closed_set_in_order() -> None:
     rows = _rows(_region("canonical.md", "error-codes"))
     assert [r[0] for r in rows] == list(ERROR_CODES)
     assert [r[1] for r in rows] == list(ERROR_CODES.values())
+
+
+def test_limits_table_lists_every_limit_with_its_value_and_anchors() -> None:
+    rows = _rows(_region("canonical.md", "reader-limits"))
+    assert [r[0] for r in rows] == [lim.name for lim in LIMITS]
+    for row, lim in zip(rows, LIMITS, strict=True):
+        assert int(row[1].replace(",", "")) == lim.value, lim.name
+        assert row[2] == lim.what, lim.name
+        assert re.findall(r"\[([a-z0-9-]+)\]", row[3]) == [a.split("#")[1] for a in lim.anchors], lim.name
 
 
 def test_the_error_table_sits_in_the_error_codes_requirement() -> None:

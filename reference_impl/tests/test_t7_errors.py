@@ -27,7 +27,7 @@ from t7_bytes import (
 )
 from torchfmt import Hints, read_bytes
 from torchfmt.errors import FormatError, Unsupported
-from torchfmt.t7 import reader
+from torchfmt.limits import T7_DEPTH
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 HINTS = Hints(**LE8)
@@ -218,9 +218,9 @@ def test_nesting_limit() -> None:
         out = b"".join(i(3) + i(k + 1) + i(1) + number(1) for k in range(depth))
         return out + number(7)
 
-    assert read_bytes(nested(reader.MAX_DEPTH), HINTS).objects
-    assert reader.MAX_DEPTH >= 1000  # spec/canonical.md#canonical-node-budget
-    assert _code(nested(reader.MAX_DEPTH + 1)) == "limit-exceeded"
+    assert read_bytes(nested(T7_DEPTH.value), HINTS).objects
+    assert T7_DEPTH.value >= 1000  # spec/canonical.md#canonical-node-budget
+    assert _code(nested(T7_DEPTH.value + 1)) == "limit-exceeded"
 
 
 # -- streams (spec/t7.md#t7-stream, #t7-serialize) ------------------------------------------------

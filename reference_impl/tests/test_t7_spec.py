@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from torchfmt.limits import T7_DEPTH, T7_NDIM, VIEW_ELEMENTS
 from torchfmt.t7 import classes, reader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,6 +76,6 @@ def test_class_table_is_the_class_lookup() -> None:
 
 def test_limits_in_the_spec_are_the_reader_limits() -> None:
     limits = SPEC[SPEC.index('<a id="t7-limits">'):]
-    assert f"allows {reader.MAX_DEPTH:,}" in limits
-    assert reader.MAX_EXPANDED_ELEMENTS == 2**24 and "2^24" in limits
-    assert f"ndim above {reader.MAX_NDIM}" in SPEC
+    assert f"allows {T7_DEPTH.value:,}" in limits
+    assert VIEW_ELEMENTS.value == 2**24 and "2^24" in limits
+    assert f"ndim above {T7_NDIM.value}" in SPEC

@@ -2,8 +2,9 @@
 
 Two walks over the object tree: the first counts how often each shareable value is reached (the
 second occurrence of a list, dict, table, tensor, ... makes it need an id), the second emits JSON.
-Both walks visit a shareable value's children only on its first visit, and immutable values (tuples
-included) on every visit, so the counts match what is written.
+Both walks visit a shareable value's children (:mod:`torchfmt.walk`) only on its first visit, and
+immutable values (tuples included) on every visit, so the counts match what is written.  The budgets
+are :mod:`torchfmt.limits`' (spec/canonical.md#canonical-node-budget).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .errors import FormatError
 from .model import (
     Document,
@@ -29,16 +31,10 @@ from .model import (
     Tensor,
     TorchObject,
 )
+from .walk import SHAREABLE, children
 
 DESCRIPTION_VERSION = 0
-#: Largest number of VALUE nodes a description may hold (spec/canonical.md#canonical-node-budget).
-NODE_BUDGET = 5_000_000
-#: Largest number of str code points plus bytes-value bytes a description may hold, counted at every
-#: occurrence (spec/canonical.md#canonical-node-budget): memoized strings cannot blow the output up.
-TEXT_BUDGET = 1 << 30
 _HASH_CHUNK = 1 << 26
-
-_SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Tensor, SparseTensor, OpaqueObject)
 
 
 def sha256_of_array(arr: np.ndarray) -> str:
@@ -84,35 +80,12 @@ class _Describer:
         while stack:
             v = stack.pop()
             self._tick()
-            if isinstance(v, _SHAREABLE):
+            if isinstance(v, SHAREABLE):
                 self.seen[id(v)] += 1
                 if self.seen[id(v)] > 1:
                     continue
                 self.keep.append(v)
-            stack.extend(self._children(v))
-
-    @staticmethod
-    def _children(v: Any) -> list[Any]:
-        if isinstance(v, (list, tuple, set, frozenset)):
-            return list(v)
-        if isinstance(v, dict):
-            out = [x for kv in v.items() for x in kv]
-            if isinstance(v, collections.OrderedDict):
-                out.extend(vars(v).values())
-            return out
-        if isinstance(v, LuaTable):
-            return [x for kv in v.items for x in kv]
-        if isinstance(v, TorchObject):
-            return [v.value]
-        if isinstance(v, LuaFunction):
-            return list(v.upvalues)
-        if isinstance(v, OpaqueObject):
-            return [*v.args, v.state]
-        if isinstance(v, QuantizedTensor):
-            return [t for t in (v.scales, v.zero_points) if t is not None]
-        if isinstance(v, SparseTensor):
-            return [t for t in (v.indices, v.values, v.compressed_indices, v.plain_indices) if t is not None]
-        return []
+            stack.extend(children(v))
 
     # -- pass 2: emit ---------------------------------------------------------------------------
     def storage_id(self, s: Storage) -> str:
@@ -131,11 +104,12 @@ class _Describer:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes > NODE_BUDGET:
-            raise FormatError("limit-exceeded", None, f"description would exceed {NODE_BUDGET} nodes")
+        if self.nodes > limits.NODE_BUDGET.value:
+            raise FormatError("limit-exceeded", None,
+                              f"description would exceed {limits.NODE_BUDGET.value} nodes")
 
     def emit(self, v: Any) -> dict[str, Any]:
-        if isinstance(v, _SHAREABLE) and self.seen[id(v)] > 1:
+        if isinstance(v, SHAREABLE) and self.seen[id(v)] > 1:
             if id(v) in self.ids:
                 return {"type": "ref", "id": self.ids[id(v)]}
             self.ids[id(v)] = f"o{len(self.ids)}"
@@ -158,9 +132,9 @@ class _Describer:
             return {"type": "float", "value": format_float(v)}
         if isinstance(v, (str, bytes, bytearray)):
             self.text += len(v)
-            if self.text > TEXT_BUDGET:
+            if self.text > limits.TEXT_BUDGET.value:
                 raise FormatError("limit-exceeded", None,
-                                  f"description would exceed {TEXT_BUDGET} units of text")
+                                  f"description would exceed {limits.TEXT_BUDGET.value} units of text")
         if isinstance(v, str):
             return {"type": "str", "value": v}
         if isinstance(v, (bytes, bytearray)):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from torchfmt.dtypes import DTYPES
 from torchfmt.errors import ERROR_CODES
+from torchfmt.limits import LIMITS
 
 SPEC_DIR = Path(__file__).resolve().parents[1]
 
@@ -61,10 +62,24 @@ def error_table() -> str:
     return markdown_table(("code", "meaning"), rows)
 
 
+def _anchor_link(anchor: str, here: str = "canonical.md") -> str:
+    file, name = anchor.split("#")
+    return f"[{name}](#{name})" if file == here else f"[{name}]({anchor})"
+
+
+def limits_table() -> str:
+    """The reader limits of spec/canonical.md#canonical-node-budget, from :data:`torchfmt.limits.LIMITS`
+    (name, value, what is counted, the requirements that state it)."""
+    rows = [(_code(lim.name), f"{lim.value:,}", lim.what, ", ".join(map(_anchor_link, lim.anchors)))
+            for lim in LIMITS]
+    return markdown_table(("limit", "value", "counts", "stated in"), rows)
+
+
 #: Region name -> the function that renders it.
 GENERATORS: dict[str, Callable[[], str]] = {
     "dtype-table": dtype_table,
     "error-codes": error_table,
+    "reader-limits": limits_table,
 }
 
 

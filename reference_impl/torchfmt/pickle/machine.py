@@ -18,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..describe import _SHAREABLE, NODE_BUDGET, _Describer
 from ..errors import FormatError
+from ..limits import INT_BYTES, INT_DIGITS, NODE_BUDGET, OPEN_MARKS, VALUE_DEPTH
 from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
+from ..walk import SHAREABLE, children
 from . import opcodes as oc
 from .globals import Call, canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
@@ -29,11 +30,14 @@ from .opcodes import HIGHEST_PROTOCOL, Opcode
 
 @dataclass(frozen=True)
 class Limits:
-    """Reader resource limits (spec/pickle.md#pickle-limits)."""
+    """The machine's resource limits (spec/pickle.md#pickle-limits); the defaults are
+    :mod:`torchfmt.limits`'."""
 
-    max_depth: int = 1000  # open MARKs, and nesting of the finished value
-    max_nodes: int = NODE_BUDGET  # description nodes the finished value would need
-    max_int_bytes: int = 1024  # bytes of a LONG1/LONG4 integer (and 2.5x that in decimal digits)
+    max_depth: int = VALUE_DEPTH.value  # nesting of the finished value
+    max_marks: int = OPEN_MARKS.value  # MARKs open at once
+    max_nodes: int = NODE_BUDGET.value  # description nodes the finished value would need
+    max_int_bytes: int = INT_BYTES.value  # bytes of a LONG1/LONG4 integer
+    max_int_digits: int = INT_DIGITS.value  # digits of a decimal INT/LONG/GET/PUT argument
 
 
 LIMITS = Limits()
@@ -210,7 +214,7 @@ class Machine:
     def integer(self, raw: bytes, pattern: re.Pattern[bytes]) -> int:
         if not pattern.fullmatch(raw):
             raise self.fail("bad-value", f"{raw[:40]!r} is not a decimal integer")
-        if len(raw) > self.limits.max_int_bytes * 5 // 2:
+        if len(raw) > self.limits.max_int_digits:
             raise self.fail("limit-exceeded", f"a {len(raw)}-digit integer")
         return int(raw.rstrip(b"L"))
 
@@ -332,8 +336,8 @@ def _tuple_n(n: int) -> Callable[[Machine, Any], None]:
 
 
 def _mark(m: Machine, _: Any) -> None:
-    if len(m.metastack) >= m.limits.max_depth:
-        raise m.fail("limit-exceeded", f"more than {m.limits.max_depth} open MARKs")
+    if len(m.metastack) >= m.limits.max_marks:
+        raise m.fail("limit-exceeded", f"more than {m.limits.max_marks} open MARKs")
     m.metastack.append(m.stack)
     m.stack = []
 
@@ -571,12 +575,12 @@ def measure(value: Any, limits: Limits, where: int | None) -> None:
             nodes += size[0] - 1
             depth += size[1] - 1
             kids: list[Any] = []
-        elif isinstance(v, _SHAREABLE) and id(v) in seen:
+        elif isinstance(v, SHAREABLE) and id(v) in seen:
             kids = []
         else:
-            if isinstance(v, _SHAREABLE):
+            if isinstance(v, SHAREABLE):
                 seen.add(id(v))
-            kids = _Describer._children(v)
+            kids = children(v)
         if nodes + len(kids) > limits.max_nodes:
             raise FormatError("limit-exceeded", where, f"the value needs more than {limits.max_nodes} nodes")
         if depth + bool(kids) > limits.max_depth:
@@ -600,7 +604,7 @@ def _pure_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> 
         if not ready:
             todo.append((x, True))
             todo.extend((c, False) for c in inner if id(c) not in cache)
-        elif any(isinstance(c, _SHAREABLE) for c in x) or any(cache[id(c)] is None for c in inner):
+        elif any(isinstance(c, SHAREABLE) for c in x) or any(cache[id(c)] is None for c in inner):
             cache[id(x)] = None
         else:
             sizes = [cache[id(c)] for c in inner]

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..dtypes import BY_NAME, DType
 from ..errors import FormatError, Unsupported
+from ..limits import VIEW_ELEMENTS
 from ..model import Global, OpaqueObject, QuantizedTensor, SparseTensor, Storage, Tensor
-from ..t7.reader import MAX_EXPANDED_ELEMENTS  # the one home of the expanded-view limit, shared with .t7
 
 if TYPE_CHECKING:
     from ..pickle.globals import Call
@@ -63,7 +63,7 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
                           f"view (offset {offset}, size {size}, stride {stride}) reaches element {last} "
                           f"of a storage of {storage.numel}")
     numel = math.prod(size)
-    if numel > max(storage.numel, MAX_EXPANDED_ELEMENTS):  # an expand/overlap whose hash would never end
+    if numel > max(storage.numel, VIEW_ELEMENTS.value):  # an expand/overlap whose hash would never end
         raise FormatError("limit-exceeded", where, f"a view of {numel} elements over a storage of "
                                                    f"{storage.numel}")
 

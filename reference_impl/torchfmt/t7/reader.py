@@ -3,8 +3,9 @@
 
 torch7's ``File:readObject`` is recursive; here every composite object (table, torch object, tensor,
 function) is a generator that *yields* to ask for its next sub-object, and one loop drives a stack of
-them, so nesting costs no Python recursion and is bounded by :data:`MAX_DEPTH`.  Nothing read is ever
-executed: function bytecode stays bytes.
+them, so nesting costs no Python recursion and is bounded by :data:`torchfmt.limits.T7_DEPTH`.  Nothing
+read is ever executed: function bytecode stays bytes.  The limits are :mod:`torchfmt.limits`'
+(spec/t7.md#t7-limits).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import GeneratorType
 from typing import Any
 
 from ..errors import FormatError, Unsupported
+from ..limits import T7_DEPTH, T7_NDIM, VIEW_ELEMENTS
 from ..model import Document, LuaFunction, LuaTable, Storage, Tensor, TorchObject
 from . import classes
 from .detection import sniff_byte_order, sniff_mode
@@ -50,14 +52,6 @@ FUNCTION_KINDS = {FUNCTION: "function", LEGACY_RECUR_FUNCTION: "legacy_recursive
 #: What a back-reference's type code says the indexed object is (spec/t7.md#t7-reference-index).
 REFERENCE_KINDS = {TABLE: "table", TORCH: "torch object", LEGACY_RECUR_FUNCTION: "function",
                    RECUR_FUNCTION: "function"}
-
-# -- limits (spec/t7.md#t7-limits) -------------------------------------------------------------------
-#: Composite objects (tables, torch objects, functions) open at once.
-MAX_DEPTH = 1024
-#: Dimensions of a tensor.
-MAX_NDIM = 64
-#: A view may address more elements than its storage holds (stride 0, overlaps) up to this many.
-MAX_EXPANDED_ELEMENTS = 1 << 24
 
 
 class _Pending:
@@ -108,7 +102,7 @@ class ObjectReader:
     """Reads the objects of one stream; the reference table spans the whole stream
     (spec/t7.md#t7-stream)."""
 
-    def __init__(self, enc: Encoding, max_depth: int = MAX_DEPTH) -> None:
+    def __init__(self, enc: Encoding, max_depth: int = T7_DEPTH.value) -> None:
         self.enc = enc
         self.max_depth = max_depth
         #: Index i holds the object whose reference index is i + 1.
@@ -298,8 +292,8 @@ class ObjectReader:
         if ndim < 0:
             raise FormatError("bad-length", ndim_at, f"negative tensor dimension count {ndim}")
         self._check_count(2 * ndim + 1, "tensor sizes, strides and offset", enc.min_long_size, ndim_at)
-        if ndim > MAX_NDIM:
-            raise FormatError("limit-exceeded", ndim_at, f"{ndim} dimensions (at most {MAX_NDIM})")
+        if ndim > T7_NDIM.value:
+            raise FormatError("limit-exceeded", ndim_at, f"{ndim} dimensions (at most {T7_NDIM.value})")
         sizes = self._non_negative_longs(ndim, "size")
         strides = self._non_negative_longs(ndim, "stride")
         offset_at = enc.pos
@@ -406,7 +400,7 @@ def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
     if last >= storage.numel:
         raise FormatError("out-of-bounds", at, f"the view reaches element {last} of a storage of "
                                                f"{storage.numel}")
-    if numel > max(storage.numel, MAX_EXPANDED_ELEMENTS):
+    if numel > max(storage.numel, VIEW_ELEMENTS.value):
         raise FormatError("limit-exceeded", at, f"a view of {numel} elements over a storage of "
                                                 f"{storage.numel}")
 

@@ -1,0 +1,54 @@
+"""The reader's resource limits: the one home of each number (spec/canonical.md#canonical-node-budget).
+
+Each limit is a :class:`Limit` record: its name, its value and the spec requirements that state it.
+Every module that enforces a limit reads the value from here; spec/canonical.md's table of limits is
+rendered from :data:`LIMITS` (spec/tools/tables.py), and the tests check that every requirement named
+in ``anchors`` states the same number.  Exceeding any of them is ``limit-exceeded``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One limit: ``value`` is the largest amount a reader accepts; ``anchors`` (``file.md#anchor``) are
+    the spec requirements that state it, the first being where it is defined; ``what`` says what is
+    counted."""
+
+    name: str
+    value: int
+    anchors: tuple[str, ...]
+    what: str
+
+
+#: VALUE nodes a description may hold (the pickle machine measures a finished value against it too).
+NODE_BUDGET = Limit("NODE_BUDGET", 5_000_000,
+                    ("canonical.md#canonical-node-budget", "pickle.md#pickle-limits"),
+                    "VALUE nodes of a description")
+#: Code points of str values plus bytes of bytes values, counted at every occurrence.
+TEXT_BUDGET = Limit("TEXT_BUDGET", 1 << 30, ("canonical.md#canonical-node-budget",),
+                    "units of text of a description (str code points and bytes, at every occurrence)")
+#: Nesting of a finished pickle value, the top value at depth 1.
+VALUE_DEPTH = Limit("VALUE_DEPTH", 1_000, ("canonical.md#canonical-node-budget", "pickle.md#pickle-limits"),
+                    "nesting depth of a finished pickle value")
+#: MARKs open at once on the pickle machine's stack.
+OPEN_MARKS = Limit("OPEN_MARKS", 1_000, ("pickle.md#pickle-limits",), "pickle MARKs open at once")
+#: Bytes of a LONG1/LONG4 integer.
+INT_BYTES = Limit("INT_BYTES", 1_024, ("pickle.md#pickle-limits",), "bytes of a LONG1/LONG4 integer")
+#: Digits of a decimal INT/LONG/GET/PUT argument (2.5 digits a byte of INT_BYTES).
+INT_DIGITS = Limit("INT_DIGITS", 2_560, ("pickle.md#pickle-limits",),
+                   "digits of an INT/LONG/GET/PUT decimal argument")
+#: Composite .t7 objects (tables, torch objects, functions) open at once.
+T7_DEPTH = Limit("T7_DEPTH", 1_024, ("t7.md#t7-limits",), ".t7 composite objects open at once")
+#: Dimensions of a .t7 tensor.
+T7_NDIM = Limit("T7_NDIM", 64, ("t7.md#t7-tensor",), "dimensions of a .t7 tensor")
+#: Logical elements of a tensor view that addresses more elements than its storage holds (stride 0,
+#: overlapping views): an expansion bomb's hash would never end.
+VIEW_ELEMENTS = Limit("VIEW_ELEMENTS", 1 << 24, ("pickle.md#pickle-limits", "t7.md#t7-limits"),
+                      "logical elements of a view that addresses more elements than its storage holds")
+
+#: Every limit, in the order of spec/canonical.md's table.
+LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, INT_BYTES, INT_DIGITS,
+                             T7_DEPTH, T7_NDIM, VIEW_ELEMENTS)

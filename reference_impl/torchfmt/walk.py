@@ -1,0 +1,41 @@
+"""The one walk over model values, as the description writes them (spec/canonical.md#canonical-sharing).
+
+:data:`SHAREABLE` are the values written once with an ``id`` when reached twice; :func:`children` the
+values a value holds, in the order the description writes them.  :mod:`torchfmt.describe` counts and
+emits with them, and the pickle machine measures a finished value with them
+(spec/pickle.md#pickle-limits), so both count the same nodes.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from .model import LuaFunction, LuaTable, OpaqueObject, QuantizedTensor, SparseTensor, Tensor, TorchObject
+
+#: Values a file may reach more than once and that the description then writes once with an ``id``.
+SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Tensor, SparseTensor, OpaqueObject)
+
+
+def children(v: Any) -> list[Any]:
+    """The VALUEs ``v``'s description holds directly (none for scalars, globals, storages)."""
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return list(v)
+    if isinstance(v, dict):
+        out = [x for kv in v.items() for x in kv]
+        if isinstance(v, collections.OrderedDict):
+            out.extend(vars(v).values())
+        return out
+    if isinstance(v, LuaTable):
+        return [x for kv in v.items for x in kv]
+    if isinstance(v, TorchObject):
+        return [v.value]
+    if isinstance(v, LuaFunction):
+        return list(v.upvalues)
+    if isinstance(v, OpaqueObject):
+        return [*v.args, v.state]
+    if isinstance(v, QuantizedTensor):
+        return [t for t in (v.scales, v.zero_points) if t is not None]
+    if isinstance(v, SparseTensor):
+        return [t for t in (v.indices, v.values, v.compressed_indices, v.plain_indices) if t is not None]
+    return []
