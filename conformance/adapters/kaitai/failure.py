@@ -75,3 +75,21 @@ def from_kaitai(e: BaseException, grammar: str, what: str) -> Reject:
     if isinstance(e, OverflowError):
         return Reject("bad-length", f"{what}: {e}")
     raise e
+
+
+def half_read(e: BaseException | None, type_name: str) -> object | None:
+    """The innermost object of the generated type ``type_name`` that was being read when ``e`` (or the
+    exception it was raised from) was raised: the generated parsers keep no partial result, but a
+    reader may need a field the grammar had already read (a length, a count) to report the first problem
+    in reading order."""
+    while e is not None:
+        found, tb = None, e.__traceback__
+        while tb is not None:
+            obj = tb.tb_frame.f_locals.get("self")
+            if type(obj).__name__ == type_name:
+                found = obj
+            tb = tb.tb_next
+        if found is not None:
+            return found
+        e = e.__cause__ or e.__context__
+    return None

@@ -8,8 +8,10 @@ is applied by :mod:`.rebuild`, which builds the value torch's function would ret
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+import python_pickle
 
 from . import rebuild
 from .facts import Allowed, allowlist, opcodes
@@ -78,6 +80,21 @@ def op_size(op: Any, width: int | None) -> int:
     return 1 + (width or 0)
 
 
+def ops_from(io: Any, record: bool = False) -> Iterator[Any]:
+    """The opcodes of the pickle at ``io``'s position, parsed one at a time with python_pickle.ksy's
+    ``op`` type (the grammar's own repetition, until STOP), so that a machine runs each before the next
+    is parsed.  A ``record`` (a zip record, a tar member) that ends between two opcodes has no STOP:
+    ``bad-pickle``, where a stream's pickle that runs into the end of the file is ``truncated``
+    (spec/pickle.md#pickle-stack)."""
+    while True:
+        if record and io.is_eof():
+            raise Reject("bad-pickle", "the pickle ends without STOP")
+        op = python_pickle.PythonPickle.Op(io, None, None)
+        yield op
+        if op.code == python_pickle.PythonPickle.Opcode.stop:
+            return
+
+
 def pickle_length(pickle: Any) -> int:
     """How many bytes a parsed python_pickle took."""
     table = opcodes()
@@ -97,7 +114,7 @@ class Machine:
         self.table = opcodes()
 
     # -- the program ----------------------------------------------------------------------------------
-    def run(self, ops: list[Any], what: str, limit: int | None = None) -> Any:
+    def run(self, ops: Iterable[Any], what: str, limit: int | None = None) -> Any:
         """The value of the opcodes ``ops`` (a parsed python_pickle), which end with STOP; ``limit`` is
         how many bytes the pickle may span (its record, or the rest of the file), for FRAME."""
         self.what = what
@@ -113,9 +130,6 @@ class Machine:
                 raise Reject("bad-opcode", f"{what}: opcode 0x{code:02x} is not in the table")
             self.name = info.name
             pos += op_size(op, info.width)
-            if info.name == "FRAME" and limit is not None and pos + op.arg > limit:
-                raise Reject("truncated", f"{what}: a FRAME of {op.arg} bytes reaches past the end of the "
-                                          "pickle")
             if info.rejected:
                 raise Reject("bad-opcode", f"{what}: {info.name} cannot appear in a checkpoint")
             if info.name == "PROTO":
@@ -128,6 +142,9 @@ class Machine:
             if info.protocol > self.protocol:
                 raise Reject("bad-opcode", f"{what}: {info.name} (protocol {info.protocol}) in a protocol "
                                            f"{self.protocol} pickle")
+            if info.name == "FRAME" and limit is not None and pos + op.arg > limit:
+                raise Reject("truncated", f"{what}: a FRAME of {op.arg} bytes reaches past the end of the "
+                                          "pickle")
             if info.name == "STOP":
                 if self.metastack or len(self.stack) != 1:
                     raise Reject("bad-pickle", f"{what}: STOP with {len(self.stack)} items and "

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import mmap
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import kaitaistruct
 import pytorch_legacy
@@ -18,8 +19,8 @@ from kaitaistruct import BytesIO, KaitaiStream
 
 from . import rebuild
 from .facts import BY_STORAGE_CLASS, DTYPES, DType
-from .failure import Decline, Reject, from_kaitai
-from .pickle_vm import Machine, pickle_length
+from .failure import Decline, Reject, from_kaitai, half_read
+from .pickle_vm import Machine, ops_from, pickle_length
 from .values import Global, Storage, Tensor
 
 #: ``version`` record values torch 2.13 reads (spec/pt-zip.md#pt-zip-version).
@@ -60,6 +61,20 @@ def location(loc: Any) -> str:
     if not isinstance(loc, str) or not loc:
         raise Reject("bad-value", f"storage location {loc!r} is not a device string")
     return loc
+
+
+_PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
+
+
+def replay(first: Reject, steps: Callable[[], Any]) -> NoReturn:
+    """After a grammar failure ``first``: run ``steps``, which parse the same bytes one opcode at a time
+    and give each its meaning at once; a problem they meet before the grammar's is the first in reading
+    order and is reported instead (spec/canonical.md#canonical-error-codes)."""
+    try:
+        steps()
+    except _PARSE_ERRORS:
+        pass
+    raise first
 
 
 def run_pickle(pickle: Any, what: str, machine: Machine, *, exact: bool, limit: int | None = None) -> Any:
@@ -151,7 +166,7 @@ class ZipArchive:
                 raise Reject("bad-container", f"records in two root folders, {root!r} and {folder!r}")
             if rel in self.records:
                 raise Reject("bad-container", f"record {name!r} appears twice")
-            lf = parse("pytorch_zip", f"local header of {name!r}", lambda e=e: e.local_file)
+            lf = self._local_header(e, name, cd_ofs)
             if lf.file_name != name or lf.compression_method != e.compression_method \
                     or (lf.flags ^ e.flags) & 0x49:
                 raise Reject("bad-container", f"the local header of {name!r} disagrees with its central "
@@ -170,6 +185,26 @@ class ZipArchive:
                 raise Reject("bad-container", f"record {name!r} overlaps the next one")
         if root is None:
             raise Reject("bad-container", "the archive holds no record")
+
+    def _local_header(self, e: Any, name: str, cd_ofs: int) -> Any:
+        """The entry's local header, which MUST lie in the file (``truncated``) and before the central
+        directory (``out-of-bounds``); when the grammar fails inside it, the lengths it read first are
+        checked first (spec/pt-zip.md#pt-zip-container)."""
+        ofs = e.ofs_local_header
+
+        def extent(n: int, in_file: bool = True) -> None:
+            if in_file and ofs + n > self.size:
+                raise Reject("truncated", f"the local header of {name!r} reaches past the end of the file")
+            if ofs + n > cd_ofs:
+                raise Reject("out-of-bounds", f"the local header of {name!r} reaches the central directory")
+        extent(30)
+        try:
+            return parse("pytorch_zip", f"local header of {name!r}", lambda: e.local_file)
+        except Reject as failure:
+            half = half_read(failure, "LocalFile")
+            if half is not None and hasattr(half, "len_extra"):
+                extent(30 + half.len_file_name + half.len_extra, in_file=False)
+            raise
 
     def _find_eocd(self) -> int:
         """The end record that, with its comment, ends exactly at the end of the file."""
@@ -194,6 +229,8 @@ class ZipArchive:
 
     @staticmethod
     def _check_entry(e: Any, name: str) -> None:
+        if e.disk_start_32 not in (0, 0xFFFF):
+            raise Reject("bad-container", f"record {name!r} starts on disk {e.disk_start_32}")
         if e.flags & 0x41:
             raise Reject("bad-container", f"record {name!r} is encrypted")
         stored = e.compression_method == pytorch_zip.PytorchZip.Compression.stored
@@ -258,11 +295,17 @@ def read_zip(f: Any, mm: Any, size: int) -> tuple[str, list[Any]]:
         if name not in names:
             raise Reject("bad-container", f"the archive has no {name} record")
         e = a.stored(name)
-        pickle = parse("python_pickle", name, lambda: e.local_file.pickle)
+
+        def machine() -> Machine:
+            return Machine(ZipStorages(a, prefix, byte_order), scopes=scopes, opaque_modules=opaque)
+        try:
+            pickle = parse("python_pickle", name, lambda: e.local_file.pickle)
+        except Reject as first:
+            io = KaitaiStream(BytesIO(bytes(a.view(name))))
+            replay(first, lambda: machine().run(ops_from(io, record=True), name, e.len_body))
         if pickle is None:
             raise Reject("bad-container", f"{name} is not a stored pickle record")
-        loader = ZipStorages(a, prefix, byte_order)
-        return run_pickle(pickle, name, Machine(loader, scopes=scopes, opaque_modules=opaque), exact=True)
+        return run_pickle(pickle, name, machine(), exact=True)
 
     obj = unpickle("data.pkl", "data/")
     if torchscript:
@@ -376,52 +419,71 @@ class LegacyStorages:
         return storage
 
 
-def read_legacy(f: Any, size: int) -> tuple[str, list[Any]]:
-    leg = parse("pytorch_legacy", "legacy stream", lambda: pytorch_legacy.PytorchLegacy(KaitaiStream(f)))
+LEGACY_PICKLES = ("magic number", "protocol version", "sys_info", "object pickle", "storage keys")
+
+
+def _legacy_pickles(run: Callable[[int, Machine], Any]) -> tuple[bool, LegacyStorages, Any, list[Any]]:
+    """The five pickles of the legacy stream, each checked as soon as it is run
+    (spec/pt-legacy.md#pt-legacy-magic ... #pt-legacy-storage-keys); ``run(k, machine)`` runs the k-th."""
     header = Machine()
-    starts = [0]
-    for p in (leg.magic_number, leg.protocol_version, leg.sys_info, leg.object):
-        starts.append(starts[-1] + pickle_length(p))
-    limits = [size - s for s in starts]
-    magic = run_pickle(leg.magic_number, "magic number", header, exact=False, limit=limits[0])
+    magic = run(0, header)
     if type(magic) is not int or magic != LEGACY_MAGIC:
         raise Reject("bad-magic", f"magic number {magic!r}")
-    version = run_pickle(leg.protocol_version, "protocol version", header, exact=False, limit=limits[1])
+    version = run(1, header)
     if type(version) is not int or version != LEGACY_PROTOCOL:
         raise Reject("bad-magic", f"protocol version {version!r}")
-    sys_info = run_pickle(leg.sys_info, "sys_info", header, exact=False, limit=limits[2])
+    sys_info = run(2, header)
     check_sys_info(sys_info, LEGACY_PROTOCOL)
-    little = sys_info["little_endian"]
     storages = LegacyStorages()
-    obj = run_pickle(leg.object, "object pickle", Machine(storages), exact=False, limit=limits[3])
-    keys = run_pickle(leg.storage_keys, "storage keys", header, exact=False, limit=limits[4])
+    obj = run(3, Machine(storages))
+    keys = run(4, header)
     if not isinstance(keys, list) or not all(isinstance(k, (str, bytes, int)) for k in keys):
         raise Reject("bad-value", "the storage key list is not a list of keys")
     if len(set(map(repr, keys))) != len(keys) or any(k not in storages.roots for k in keys) \
             or len(keys) != len(storages.roots):
         raise Reject("bad-reference", "the storage key list does not name each storage once")
+    return sys_info["little_endian"], storages, obj, keys
+
+
+def _legacy_storage(width: int, io: Any, leg: Any, key: Any, numel: int, little: bool) -> Any:
+    """pytorch_legacy.ksy's ``storage`` at ``io``, whose count MUST be the persistent id's ``numel``
+    (spec/pt-legacy.md#pt-legacy-storages).  When the grammar fails after reading the count (the elements
+    run past the end, or the count is negative), the count, found in the failure's frames since the
+    generated parser drops its half-read object, is checked first, as a reader meets it first."""
+    try:
+        rec = pytorch_legacy.PytorchLegacy.Storage(width, io, leg, leg)
+        count, failure = rec.num_elements, None
+    except _PARSE_ERRORS as e:
+        rec, failure = None, e
+        count = getattr(half_read(e, "Storage"), "num_elements", None)
+    if count is not None and count != numel:
+        if not little:
+            raise Decline("a legacy storage count in big-endian order (the grammar reads it little-endian)")
+        raise Reject("bad-value", f"storage {key!r} holds {count} elements, its persistent id says {numel}")
+    if failure is not None:
+        raise from_kaitai(failure, "pytorch_legacy", f"storage {key!r}") from None
+    return rec
+
+
+def read_legacy(f: Any, size: int) -> tuple[str, list[Any]]:
+    try:
+        leg = parse("pytorch_legacy", "legacy stream", lambda: pytorch_legacy.PytorchLegacy(KaitaiStream(f)))
+    except Reject as first:
+        f.seek(0)
+        io = KaitaiStream(f)
+        replay(first, lambda: _legacy_pickles(
+            lambda k, m: m.run(ops_from(io), LEGACY_PICKLES[k], size - io.pos())))
+    pickles = (leg.magic_number, leg.protocol_version, leg.sys_info, leg.object, leg.storage_keys)
+    starts = [0]
+    for p in pickles[:-1]:
+        starts.append(starts[-1] + pickle_length(p))
+    little, storages, obj, keys = _legacy_pickles(
+        lambda k, m: run_pickle(pickles[k], LEGACY_PICKLES[k], m, exact=False, limit=size - starts[k]))
     io = leg._io
     io.seek(leg.storages.ofs_start)
     for key in keys:
         (dtype, _loc, numel), root = storages.roots[key]  # as the persistent id said (before any retyping)
-        try:
-            rec = parse("pytorch_legacy", f"storage {key!r}",
-                        lambda w=dtype.itemsize: pytorch_legacy.PytorchLegacy.Storage(w, io, leg, leg))
-        except Reject as e:
-            if not little:
-                raise Decline("a legacy storage count in big-endian order (the grammar reads it "
-                              "little-endian)") from None
-            if e.code != "bad-length":
-                raise
-            # a negative count, which the grammar refuses first, is also a count the id does not give
-            raise Reject("bad-value", f"storage {key!r}: its count disagrees with its persistent id "
-                                      f"({numel}): {e.message}") from None
-        if rec.num_elements != numel:
-            if not little:
-                raise Decline("a legacy storage count in big-endian order (the grammar reads it "
-                              "little-endian)")
-            raise Reject("bad-value", f"storage {key!r} holds {rec.num_elements} elements, its persistent id "
-                                      f"says {numel}")
+        rec = _legacy_storage(dtype.itemsize, io, leg, key, numel, little)
         root.raw = rec.data
     if io.pos() != size:
         raise Reject("bad-container", f"{size - io.pos()} bytes after the last storage")

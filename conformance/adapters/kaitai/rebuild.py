@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .describe import MAX_EXPANDED
 from .facts import DTYPES, DType
 from .failure import Decline, Reject
 from .values import Global, ODict, Opaque, QuantizedTensor, SparseTensor, Storage, Tensor
@@ -95,6 +96,9 @@ def _dense(m: Machine, storage: Storage, offset: int, size: Any, stride: Any, re
         _check_packed(m, storage, offset, size_t, stride_t)
     else:
         check_view(storage, offset, size_t, stride_t, m.what)
+        numel = math.prod(size_t)
+        if numel > max(storage.numel, MAX_EXPANDED):
+            raise m.fail(f"a view of {numel} elements over a storage of {storage.numel}", "limit-exceeded")
     return Tensor(storage.dtype, size_t, stride_t, offset, storage, storage.device, requires_grad)
 
 

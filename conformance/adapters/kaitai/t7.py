@@ -29,6 +29,8 @@ ASCII_START = frozenset(b" \t\n\v\f\r+-0123456789")
 FUNCTION_KINDS = {"function": "function", "legacy_recur_function": "legacy_recursive",
                   "recur_function": "recursive"}
 MAX_NDIM = 64
+#: Composite objects (tables, torch objects, functions) open at once (spec/t7.md#t7-limits: at least 1,000).
+MAX_NESTING = 1_024
 _PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
 
 
@@ -71,6 +73,9 @@ def c_double(token: str) -> float:
 
 
 _INT_TOKEN = re.compile(r"[+-]?[0-9]+")
+#: What Lua's tonumber accepts (spec/t7.md#t7-class-version).
+_LUA_NUMBER = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
+                         r"(?:[eE][+-]?[0-9]+)?)[ \t\n\v\f\r]*")
 
 
 def _int_token(token: str) -> int:
@@ -241,6 +246,9 @@ class Builder:
     def torch(self, body: Any, idx: int) -> Any:
         name = body.class_name
         version = body.version if body.has_version else None
+        if version is not None and not _LUA_NUMBER.fullmatch(version):
+            raise Decline(f"t7 class header 'V {version[:20]}' whose version is no number (torch_t7.ksy "
+                          "takes every 'V ' header for a version; torch7 reads it as a class name)")
         if not name:
             raise Reject("bad-value", "empty class name")
         kind, dtype, device = _class_info(name)
@@ -343,6 +351,15 @@ def _sniff_byte_order(head: bytes) -> str | None:
     return None
 
 
+def _ascii_token_error(e: BaseException, mode: str) -> Reject | None:
+    """A type code line that is no integer token at all is malformed ascii (``bad-value``), not an
+    unknown type code (spec/t7.md#t7-ascii)."""
+    if mode == "ascii" and isinstance(e, kaitaistruct.ValidationNotAnyOfError) \
+            and isinstance(e.actual, str) and not _INT_TOKEN.fullmatch(e.actual):
+        return Reject("bad-value", f"{e.actual[:40]!r} is not an integer token")
+    return None
+
+
 def _partial_error(e: BaseException) -> Reject | None:
     """The first problem, in reading order, of the objects that were still being read when the parse
     failed: what the grammar leaves to a reader but a reader would have met first (spec/t7.md).
@@ -350,12 +367,21 @@ def _partial_error(e: BaseException) -> Reject | None:
     The generated parser keeps no partial result, so the objects are found in the failure's frames
     (outermost first): a generic class payload that is not a table (spec/t7.md#t7-custom-write), a
     function's upvalues that are not a table (#t7-function), a tensor whose sizes, strides or offset are
-    negative (#t7-tensor) or whose storage is not a storage object."""
+    negative (#t7-tensor) or whose storage is not a storage object, a table with a nil, NaN or repeated
+    key (#t7-table), nesting deeper than :data:`MAX_NESTING` (#t7-limits)."""
     tb = e.__traceback__
+    depth = 0
+    seen: set[int] = set()
     while tb is not None:
+        obj = tb.tb_frame.f_locals.get("self")
+        if type(obj).__name__ in ("TableBody", "TorchObject", "FunctionBody") and id(obj) not in seen:
+            seen.add(id(obj))
+            depth += 1
+            if depth > MAX_NESTING:
+                return Reject("limit-exceeded", f"objects nest deeper than {MAX_NESTING}")
         try:
-            found = _frame_error(tb.tb_frame.f_locals.get("self"))
-        except _PARSE_ERRORS:  # a lazy field of a half-read object that does not evaluate
+            found = _frame_error(obj)
+        except (*_PARSE_ERRORS, Reject, AttributeError):  # a half-read field that does not evaluate
             found = None
         if found is not None:
             return found
@@ -380,6 +406,28 @@ def _frame_error(obj: Any) -> Reject | None:
                 return Reject("bad-value", f"a function's upvalues start with type code {code}, not a table")
             if pkind == "Tensor" and not hasattr(parent, "storage") and code not in ("nil", "torch"):
                 return Reject("bad-value", f"a tensor's storage starts with type code {code}, not a storage")
+        if kind == "TorchObject" and hasattr(obj, "version_or_class") \
+                and (not obj.has_version or hasattr(obj, "class_after_version")) and not obj.class_name:
+            return Reject("bad-value", "empty class name")
+        if kind in ("TableBody", "TdsHash") and hasattr(obj, "pairs"):
+            seen: set[Any] = set()
+            for kv in obj.pairs:  # the pairs read in full so far: nil, NaN and repeated simple keys
+                kc = kv.key.type_code.name
+                if kc == "nil":
+                    return Reject("bad-value", "a table key is nil")
+                if kc == "number":
+                    number = kv.key.number
+                    value = c_double(number.text) if hasattr(number, "text") else number
+                    ident: Any = ("number", value + 0.0)
+                    if math.isnan(ident[1]):
+                        return Reject("bad-value", "a table key is NaN")
+                elif kc == "string":
+                    ident = ("string", bytes(kv.key.string.value))
+                else:
+                    continue
+                if ident in seen:
+                    return Reject("bad-value", f"a table key appears twice ({ident[1]!r:.40})")
+                seen.add(ident)
         if kind == "Tensor" and hasattr(obj, "storage_offset"):
             if hasattr(obj.sizes, "num_items"):  # ascii token arrays
                 toks = (*getattr(obj.sizes, "leading", []), getattr(obj.sizes, "last", "0"),
@@ -444,7 +492,7 @@ class _Attempt:
                 try:
                     o = parse_object(max_index)
                 except _PARSE_ERRORS as e:
-                    partial = _partial_error(e)
+                    partial = _partial_error(e) or _ascii_token_error(e, mode)
                     self.error = partial or from_kaitai(
                         e, "torch_t7", f"{mode} t7 stream (long {long_size}, {byte_order}-endian)")
                     self.reach = io.pos()
