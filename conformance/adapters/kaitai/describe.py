@@ -20,6 +20,7 @@ from .values import (
     Global,
     LuaFunction,
     LuaTable,
+    MetaTensor,
     ODict,
     Opaque,
     QuantizedTensor,
@@ -36,7 +37,7 @@ MAX_DEPTH = 5_000
 MAX_EXPANDED = 1 << 24
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
-_SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Opaque, Tensor, SparseTensor)
+_SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Opaque, Tensor, SparseTensor, MetaTensor)
 
 
 def format_float(x: float) -> str:
@@ -172,6 +173,12 @@ class Describer:
             return {"type": "table", "items": self._pairs(v.items, depth)}
         if isinstance(v, Tensor):
             return self._tensor(v, depth)
+        if isinstance(v, MetaTensor):
+            out = {"type": "meta_tensor", "dtype": v.dtype.name, "shape": list(v.shape),
+                   "stride": list(v.stride), "requires_grad": v.requires_grad}
+            if v.parameter:
+                out["parameter"] = True
+            return out
         if isinstance(v, SparseTensor):
             out = {"type": "sparse_tensor", "layout": v.layout, "dtype": v.dtype.name,
                    "shape": list(v.shape), "requires_grad": v.requires_grad}

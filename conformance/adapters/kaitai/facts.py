@@ -1,8 +1,7 @@
 """The project's facts, read as data (never imported from torchfmt): the closed set of error codes
 (reference_impl/torchfmt/errors.py ``ERROR_CODES``, spec/canonical.md#canonical-error-codes), and the
-opcode and allowlist tables that spec/pickle.md holds as generated tables (spec/pickle.md#pickle-opcodes,
-spec/pickle.md#pickle-globals).  The dtype table is this reader's own (spec/tensors.md#tensors-dtype-table);
-reference_impl/tests/test_kaitai_reader.py checks it against the project's one table.
+tables the spec holds as generated tables: opcodes and the allowlist (spec/pickle.md#pickle-opcodes,
+#pickle-globals), dtypes (spec/tensors.md#tensors-dtype-table).
 """
 
 from __future__ import annotations
@@ -119,39 +118,37 @@ class DType:
     per_byte: int = 1  # values packed in one byte (quint4x2, quint2x4)
 
 
-def _d(name: str, np_type: object, itemsize: int, storage_class: str | None = None,
-       t7_class: str | None = None, swap_unit: int | None = None, quantized: bool = False,
-       per_byte: int = 1) -> DType:
-    return DType(name, itemsize, np.dtype(np_type), swap_unit or itemsize, storage_class, t7_class, quantized,
-                 per_byte)
+#: Values one byte packs, for the packed quantized dtypes (spec/tensors.md#tensors-dtype-table, the
+#: text under the table: "one byte packs two 4-bit or four 2-bit unsigned values").
+PACKED = {"quint4x2": 2, "quint2x4": 4}
+TENSORS_SPEC = ROOT / "spec" / "tensors.md"
 
 
-DTYPES: dict[str, DType] = {d.name: d for d in (
-    _d("bool", np.uint8, 1, "BoolStorage"),
-    _d("uint8", np.uint8, 1, "ByteStorage", "Byte"),
-    _d("int8", np.int8, 1, "CharStorage", "Char"),
-    _d("int16", "<i2", 2, "ShortStorage", "Short"),
-    _d("int32", "<i4", 4, "IntStorage", "Int"),
-    _d("int64", "<i8", 8, "LongStorage", "Long"),
-    _d("uint16", "<u2", 2),
-    _d("uint32", "<u4", 4),
-    _d("uint64", "<u8", 8),
-    _d("float16", "<f2", 2, "HalfStorage", "Half"),
-    _d("bfloat16", ml_dtypes.bfloat16, 2, "BFloat16Storage"),
-    _d("float32", "<f4", 4, "FloatStorage", "Float"),
-    _d("float64", "<f8", 8, "DoubleStorage", "Double"),
-    _d("complex32", "<f2", 4, swap_unit=2),  # computed as pairs of float16
-    _d("complex64", "<c8", 8, "ComplexFloatStorage", swap_unit=4),
-    _d("complex128", "<c16", 16, "ComplexDoubleStorage", swap_unit=8),
-    _d("float8_e4m3fn", ml_dtypes.float8_e4m3fn, 1),
-    _d("float8_e5m2", ml_dtypes.float8_e5m2, 1),
-    _d("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, 1),
-    _d("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, 1),
-    _d("qint8", np.int8, 1, "QInt8Storage", quantized=True),
-    _d("quint8", np.uint8, 1, "QUInt8Storage", quantized=True),
-    _d("qint32", "<i4", 4, "QInt32Storage", quantized=True),
-    _d("quint4x2", np.uint8, 1, "QUInt4x2Storage", quantized=True, per_byte=2),
-    _d("quint2x4", np.uint8, 1, "QUInt2x4Storage", quantized=True, per_byte=4),
-)}
+def _compute_type(name: str, width: int) -> np.dtype:
+    """The numpy type a dtype's values are negated or conjugated in (complex32: its float16 halves);
+    opaque dtypes (bits*, packed and quantized ones) are unsigned integers of their width."""
+    if name == "complex32":
+        return np.dtype("<f2")
+    if hasattr(ml_dtypes, name):
+        return np.dtype(getattr(ml_dtypes, name))
+    try:
+        dt = np.dtype(name)
+    except TypeError:
+        return np.dtype(f"<u{width}")
+    return dt.newbyteorder("<") if dt.itemsize > 1 else dt
+
+
+@cache
+def dtypes() -> dict[str, DType]:
+    """The dtype table of spec/tensors.md, by name."""
+    out = {}
+    for row in generated_table(TENSORS_SPEC.read_text(encoding="utf-8"), "dtype-table"):
+        name, width, swap, storage_class, t7_class, quantized = row[:6]
+        out[name] = DType(name, int(width), _compute_type(name, int(width)), int(swap), storage_class or None,
+                          t7_class or None, quantized == "yes", PACKED.get(name, 1))
+    return out
+
+
+DTYPES: dict[str, DType] = dtypes()
 BY_STORAGE_CLASS: dict[str, DType] = {d.storage_class: d for d in DTYPES.values() if d.storage_class}
 BY_T7_CLASS: dict[str, DType] = {d.t7_class: d for d in DTYPES.values() if d.t7_class}

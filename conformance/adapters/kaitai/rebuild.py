@@ -15,7 +15,7 @@ import numpy as np
 from .describe import MAX_EXPANDED
 from .facts import DTYPES, DType
 from .failure import Decline, Reject
-from .values import Global, ODict, Opaque, QuantizedTensor, SparseTensor, Storage, Tensor
+from .values import Global, MetaTensor, ODict, Opaque, QuantizedTensor, SparseTensor, Storage, Tensor
 
 if TYPE_CHECKING:
     from .pickle_vm import Machine
@@ -63,6 +63,7 @@ KINDS: dict[str, Callable[[Any], bool]] = {
     "bytes_or_str": lambda v: isinstance(v, (bytes, str)),
     "storage": lambda v: isinstance(v, Storage),
     "tensor": lambda v: isinstance(v, Tensor),
+    "param_data": lambda v: isinstance(v, (Tensor, MetaTensor)),
     "global": lambda v: isinstance(v, Global),
     "dtype": _torch_global(DTYPES),
     "layout": _torch_global(LAYOUTS),
@@ -160,7 +161,21 @@ def rebuild_tensor_v3(args: tuple[Any, ...], m: Machine) -> Tensor:
     return _metadata(m, t, metadata[0] if metadata else None)
 
 
-def as_parameter(t: Tensor, requires_grad: bool) -> Tensor:
+def rebuild_meta_tensor_no_storage(args: tuple[Any, ...], m: Machine) -> MetaTensor:
+    """``_rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad)``: a geometry PyTorch can
+    make, of a dtype that is not quantized (spec/tensors.md#tensors-meta)."""
+    dtype_g, size, stride, requires_grad = args
+    dtype = DTYPES[dtype_g.name]
+    size_t, stride_t = tuple(_size_items(size)), tuple(_size_items(stride))
+    if len(size_t) != len(stride_t) or any(x < 0 for x in (*size_t, *stride_t)) \
+            or any(x >= 1 << 63 for x in stride_t) or math.prod(x for x in size_t if x) >= 1 << 63:
+        raise m.fail(f"meta tensor geometry {size_t} / {stride_t}", "bad-length")
+    if dtype.quantized:
+        raise m.fail(f"a quantized ({dtype.name}) meta tensor", "bad-value")
+    return MetaTensor(dtype, size_t, stride_t, requires_grad)
+
+
+def as_parameter(t: Any, requires_grad: bool) -> Any:
     return dataclasses.replace(t, parameter=True, requires_grad=requires_grad)
 
 
@@ -396,6 +411,7 @@ HANDLERS: dict[str, Callable[[tuple[Any, ...], Machine], Any]] = {
     "torch._utils._rebuild_parameter_with_state": rebuild_parameter_with_state,
     "torch._utils._rebuild_qtensor": rebuild_qtensor,
     "torch._utils._rebuild_sparse_tensor": rebuild_sparse_tensor,
+    "torch._utils._rebuild_meta_tensor_no_storage": rebuild_meta_tensor_no_storage,
     "torch._utils._rebuild_sparse_csr_tensor": rebuild_sparse_csr_tensor,
     "torch._utils._rebuild_device_tensor_from_cpu_tensor": rebuild_device_tensor_from_cpu_tensor,
     "torch._tensor._rebuild_from_type_v2": rebuild_from_type_v2,

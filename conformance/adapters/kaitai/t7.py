@@ -96,7 +96,10 @@ def _ascii_floats(tokens: list[str], dtype: DType) -> np.ndarray:
     inexact = np.flatnonzero(np.isfinite(doubles) & (f32.astype(np.float64) != doubles))
     for i in inexact:
         d = float(doubles[i])
-        other = np.nextafter(f32[i], np.float32(math.inf) if float(f32[i]) < d else np.float32(-math.inf))
+        if not math.isfinite(float(f32[i])):
+            continue
+        with np.errstate(over="ignore"):
+            other = np.nextafter(f32[i], np.float32(math.inf if float(f32[i]) < d else -math.inf))
         if not math.isfinite(float(other)):
             continue
         mid = (Fraction(float(f32[i])) + Fraction(float(other))) / 2

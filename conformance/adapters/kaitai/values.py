@@ -85,6 +85,18 @@ class QuantizedTensor(Tensor):
 
 
 @dataclass(eq=False)
+class MetaTensor:
+    """A tensor on PyTorch's meta device: a dtype and a geometry, no storage, no values
+    (spec/tensors.md#tensors-meta)."""
+
+    dtype: DType
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    requires_grad: bool
+    parameter: bool = False
+
+
+@dataclass(eq=False)
 class SparseTensor:
     layout: str
     dtype: DType
