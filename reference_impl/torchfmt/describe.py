@@ -24,6 +24,7 @@ from .model import (
     Global,
     LuaFunction,
     LuaTable,
+    MetaTensor,
     OpaqueObject,
     QuantizedTensor,
     SparseTensor,
@@ -158,6 +159,8 @@ class _Describer:
             return self._tensor(v)
         if isinstance(v, SparseTensor):
             return self._sparse(v)
+        if isinstance(v, MetaTensor):
+            return self._meta(v)
         if isinstance(v, Storage):
             return {"type": "storage", "storage": self.storage_id(v)}
         if isinstance(v, TorchObject):
@@ -197,6 +200,15 @@ class _Describer:
                 out["scales"] = self.emit(t.scales)
                 out["zero_points"] = self.emit(t.zero_points)
                 out["axis"] = t.axis
+        return out
+
+    @staticmethod
+    def _meta(t: MetaTensor) -> dict[str, Any]:
+        """spec/canonical.md#canonical-meta: the geometry, no storage, offset, device or hash."""
+        out: dict[str, Any] = {"type": "meta_tensor", "dtype": t.dtype.name, "shape": list(t.shape),
+                               "stride": list(t.stride), "requires_grad": t.requires_grad}
+        if t.parameter:
+            out["parameter"] = True
         return out
 
     def _sparse(self, t: SparseTensor) -> dict[str, Any]:

@@ -17,8 +17,10 @@ class DType:
     """One element type.
 
     ``numpy`` is the little-endian numpy dtype an element is read as (for quantized types: the integer
-    representation).  ``swap_unit`` is the width in bytes of each independently byte-swapped part of an
-    element (complex numbers swap their halves separately).  ``storage_class`` is PyTorch's legacy typed
+    representation; for the bits types and ``float4_e2m1fn_x2``, which numpy has no type for, an
+    unsigned integer of the element's width: descriptions only ever hash an element's bytes).
+    ``swap_unit`` is the width in bytes of each independently byte-swapped part of an element (complex
+    numbers swap their halves separately).  ``storage_class`` is PyTorch's legacy typed
     storage class name (``FloatStorage``), ``t7_class`` the Lua Torch class stem (``Float`` for
     ``torch.FloatTensor``); either is ``None`` where that writer has no such class.  ``per_byte`` is how
     many elements one byte packs (the packed quantized types; their storages count bytes).
@@ -68,6 +70,13 @@ DTYPES: tuple[DType, ...] = (
     _d("float8_e5m2", ml_dtypes.float8_e5m2, None),
     _d("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, None),
     _d("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, None),
+    _d("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, None),
+    _d("float4_e2m1fn_x2", "<u1", None),  # one element is a byte packing two float4_e2m1fn values
+    _d("bits1x8", "<u1", None),  # bits*: opaque elements, read as unsigned integers of their width
+    _d("bits2x4", "<u1", None),
+    _d("bits4x2", "<u1", None),
+    _d("bits8", "<u1", None),
+    _d("bits16", "<u2", None),
     _d("qint8", "<i1", "QInt8Storage", quantized=True),
     _d("quint8", "<u1", "QUInt8Storage", quantized=True),
     _d("qint32", "<i4", "QInt32Storage", quantized=True),

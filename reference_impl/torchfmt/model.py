@@ -130,6 +130,19 @@ class SparseTensor:
 
 
 @dataclass(eq=False)
+class MetaTensor:
+    """A tensor on PyTorch's meta device: a dtype and a geometry, no storage and no values
+    (spec/tensors.md#tensors-meta).  Its storage offset is always 0."""
+
+    dtype: DType
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    requires_grad: bool = False
+    parameter: bool = False
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
 class TorchObject:
     """A ``.t7`` torch class instance: class name, version string (``None`` when the file has none)
     and the value its ``read`` produced (spec/t7.md#t7-torch-object)."""

@@ -11,10 +11,20 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from .model import LuaFunction, LuaTable, OpaqueObject, QuantizedTensor, SparseTensor, Tensor, TorchObject
+from .model import (
+    LuaFunction,
+    LuaTable,
+    MetaTensor,
+    OpaqueObject,
+    QuantizedTensor,
+    SparseTensor,
+    Tensor,
+    TorchObject,
+)
 
 #: Values a file may reach more than once and that the description then writes once with an ``id``.
-SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Tensor, SparseTensor, OpaqueObject)
+SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Tensor, SparseTensor, MetaTensor,
+             OpaqueObject)
 
 
 def children(v: Any) -> list[Any]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..dtypes import BY_NAME, BY_STORAGE_CLASS, DTYPES, DType
 from ..errors import FormatError
-from ..model import Global, OpaqueObject, Storage, Tensor
+from ..model import Global, MetaTensor, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 
 #: Module renames applied before lookup: Python 2 names (pickle's fix_imports) and torch's own move of
@@ -59,6 +59,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("bytes_or_str", lambda v: isinstance(v, (bytes, str)), "bytes or str"),
     Kind("storage", lambda v: isinstance(v, Storage), "storage (from a persistent id)"),
     Kind("tensor", lambda v: isinstance(v, Tensor), "dense tensor"),
+    Kind("param_data", lambda v: isinstance(v, (Tensor, MetaTensor)), "dense or meta tensor"),
     Kind("global", lambda v: isinstance(v, Global), "global"),
     Kind("dtype", _is_global_in(tuple(BY_NAME)), "torch dtype global"),
     Kind("layout", _is_global_in(rebuild.LAYOUTS), "torch layout global"),
@@ -273,10 +274,11 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
     _callable("torch._utils._rebuild_tensor_v3",
               f"{_TENSOR_ARGS}, requires_grad: bool, backward_hooks: hooks, dtype: dtype, metadata: dict?",
               rebuild.rebuild_tensor_v3, "dense tensor of an untyped storage viewed as dtype"),
-    _callable("torch._utils._rebuild_parameter", "data: tensor, requires_grad: bool, backward_hooks: hooks",
+    _callable("torch._utils._rebuild_parameter",
+              "data: param_data, requires_grad: bool, backward_hooks: hooks",
               rebuild.rebuild_parameter, "nn.Parameter"),
     _callable("torch._utils._rebuild_parameter_with_state",
-              "data: tensor, requires_grad: bool, backward_hooks: hooks, state: any",
+              "data: param_data, requires_grad: bool, backward_hooks: hooks, state: any",
               rebuild.rebuild_parameter_with_state, "nn.Parameter with Python attributes"),
     _callable("torch._utils._rebuild_qtensor",
               f"{_TENSOR_ARGS}, quantizer_params: tuple, requires_grad: bool, backward_hooks: hooks",
@@ -288,8 +290,9 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
     _callable("torch._utils._rebuild_device_tensor_from_cpu_tensor",
               "data: tensor, dtype: dtype, device: str, requires_grad: bool",
               rebuild.rebuild_device_tensor_from_cpu_tensor, "tensor of a storage-less backend"),
-    _declined("torch._utils._rebuild_meta_tensor_no_storage",
-              "dtype: dtype, size: ints, stride: ints, requires_grad: bool", "meta tensor (declined)"),
+    _callable("torch._utils._rebuild_meta_tensor_no_storage",
+              "dtype: dtype, size: ints, stride: ints, requires_grad: bool", rebuild.rebuild_meta_tensor,
+              "meta tensor (no storage)"),
     _declined("torch._utils._rebuild_nested_tensor", "buffer: tensor, sizes: tensor, strides: tensor, "
               "storage_offsets: tensor", "nested tensor (declined)"),
     _declined("torch._utils._rebuild_wrapper_subclass",
@@ -305,7 +308,7 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
               rebuild.rebuild_from_type, "tensor with Python attributes (func is looked up here too)"),
     _callable("torch._tensor._rebuild_from_type", "func: global, type: global, args: tuple, dict: any",
               rebuild.rebuild_from_type, "tensor with Python attributes (torch 1.7-1.8)"),
-    _callable("torch.nn.parameter.Parameter", "data: tensor?, requires_grad: bool?", rebuild.parameter,
+    _callable("torch.nn.parameter.Parameter", "data: param_data?, requires_grad: bool?", rebuild.parameter,
               "nn.Parameter; NEWOBJ with () before a legacy BUILD", newobj=True),
     # TorchScript archives (torch/jit/_pickle.py)
     *(_callable(f"torch.jit._pickle.{n}", "data: list", _identity, "the list itself", scope="torchscript")

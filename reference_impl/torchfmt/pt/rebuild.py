@@ -17,7 +17,7 @@ import numpy as np
 from ..dtypes import BY_NAME, DType
 from ..errors import FormatError, Unsupported
 from ..limits import VIEW_ELEMENTS
-from ..model import Global, OpaqueObject, QuantizedTensor, SparseTensor, Storage, Tensor
+from ..model import Global, MetaTensor, OpaqueObject, QuantizedTensor, SparseTensor, Storage, Tensor
 
 if TYPE_CHECKING:
     from ..pickle.globals import Call
@@ -123,8 +123,9 @@ def rebuild_tensor_v3(args: tuple[Any, ...], ctx: Call) -> Tensor:
     return _metadata(t, metadata[0] if metadata else None, ctx.offset)
 
 
-def as_parameter(data: Tensor, requires_grad: bool) -> Tensor:
-    """``nn.Parameter(data, requires_grad)``: a new tensor record over the same storage."""
+def as_parameter(data: Tensor | MetaTensor, requires_grad: bool) -> Tensor | MetaTensor:
+    """``nn.Parameter(data, requires_grad)``: a new tensor record over the same storage (a meta tensor
+    stays one)."""
     return dataclasses.replace(data, parameter=True, requires_grad=requires_grad, attrs=dict(data.attrs))
 
 
@@ -151,7 +152,7 @@ def set_attrs(t: Any, state: Any, ctx: Call) -> Any:
         for k, v in (part or {}).items():
             if not isinstance(k, str):
                 raise FormatError("bad-value", ctx.offset, f"attribute name {k!r} is not a str")
-            if not isinstance(t, Tensor):
+            if not isinstance(t, (Tensor, MetaTensor)):
                 raise Unsupported(f"python attributes on a {type(t).__name__}")
             t.attrs[k] = v
     return t
@@ -214,6 +215,25 @@ def build_tensor(t: Tensor, state: Any, ctx: Call) -> None:
         if type(requires_grad) is not bool:
             raise FormatError("bad-pickle", where, "parameter state must start with requires_grad (bool)")
     t.requires_grad = requires_grad
+
+
+def rebuild_meta_tensor(args: tuple[Any, ...], ctx: Call) -> MetaTensor:
+    """``_rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad)``: a tensor on the meta
+    device, geometry only (spec/tensors.md#tensors-meta).  Sizes and strides are checked as torch's
+    ``empty_strided`` would (negative strides, which it silently replaces, are refused too)."""
+    dtype_g, size, stride, requires_grad = args
+    where = ctx.offset
+    dtype = dtype_of(dtype_g)
+    size_t, stride_t = ints(size), ints(stride)
+    if len(size_t) != len(stride_t):
+        raise FormatError("bad-length", where, f"size {size_t} and stride {stride_t} differ in length")
+    if any(n < 0 for n in size_t) or any(s < 0 for s in stride_t):
+        raise FormatError("bad-length", where, f"negative size or stride {size_t}, {stride_t}")
+    if math.prod(n for n in size_t if n) >= 1 << 63 or any(s >= 1 << 63 for s in stride_t):
+        raise FormatError("bad-length", where, f"size {size_t} or stride {stride_t} overflows 64 bits")
+    if dtype.quantized:
+        raise FormatError("bad-value", where, f"a meta tensor of quantized dtype {dtype.name}")
+    return MetaTensor(dtype, size_t, stride_t, requires_grad)
 
 
 def rebuild_qtensor(args: tuple[Any, ...], ctx: Call) -> QuantizedTensor:
@@ -347,7 +367,7 @@ def rebuild_from_type(args: tuple[Any, ...], ctx: Call) -> Any:
     func, new_type, fargs, state = args
     t = ctx.call(func, fargs)
     name = f"{new_type.module}.{new_type.name}"
-    if name == "torch.nn.parameter.Parameter" and isinstance(t, Tensor):
+    if name == "torch.nn.parameter.Parameter" and isinstance(t, (Tensor, MetaTensor)):
         t = as_parameter(t, t.requires_grad)
     elif name != "torch.Tensor":
         if not ctx.inert:
