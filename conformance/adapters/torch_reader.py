@@ -7,7 +7,7 @@ stderr line ``<code>: <message>``, the code the closest of the closed set (read 
 reference_impl/torchfmt/errors.py, not imported).  It declines (exit 2) what torch cannot or will not
 read safely: Lua Torch ``.t7`` files, TorchScript archives (``weights_only=True`` refuses them; set
 ``TORCHFMT_TORCH_JIT=1`` to read them with ``torch.jit.load``, which compiles the archive's code) and
-values with no version-0 form (meta, nested tensors).
+values with no version-0 form (nested tensors, storages on the meta device).
 """
 
 from __future__ import annotations

@@ -128,7 +128,10 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 def element_size(dtype: torch.dtype) -> int:
-    return torch._utils._element_size(dtype)
+    """Bytes per element: ``dtype.itemsize`` (torch >= 2.1; ``torch._utils._element_size`` knows no bits
+    dtype), else ``_element_size``."""
+    itemsize = getattr(dtype, "itemsize", None)
+    return int(itemsize) if itemsize is not None else torch._utils._element_size(dtype)
 
 
 def untyped_of_tensor(t: torch.Tensor) -> Any:
@@ -308,7 +311,7 @@ class Describer:
         self.storage_ids[key] = sid
         self.keep.append(u)
         if u.device.type == "meta":
-            raise Declined("meta tensor (no version-0 form)")
+            raise Declined("a storage on the meta device (no version-0 form)")
         raw = storage_bytes(u)
         self.storages[sid] = {
             "dtype": dtype_name(dtype),
@@ -330,7 +333,7 @@ class Describer:
     # tensors
     def _tensor(self, t: torch.Tensor) -> dict[str, Any]:
         if t.device.type == "meta":
-            raise Declined("meta tensor (no version-0 form)")
+            return self._meta(t)
         if getattr(t, "is_nested", False):
             raise Declined("nested tensor (no version-0 form)")
         if t.layout != torch.strided:
@@ -363,6 +366,19 @@ class Describer:
         attrs = {k: x for k, x in vars(t).items()} if hasattr(t, "__dict__") else {}
         if attrs:
             out["_attrs"] = {k: repr(x)[:200] for k, x in attrs.items()}
+        return out
+
+    def _meta(self, t: torch.Tensor) -> dict[str, Any]:
+        """A tensor on the meta device: what torch knows of it without storage
+        (spec/canonical.md#canonical-meta)."""
+        if type(t) not in (torch.Tensor, torch.nn.Parameter):
+            raise Declined(f"meta tensor subclass {type(t).__qualname__}")
+        if t.layout != torch.strided or t.is_quantized:
+            raise Declined(f"meta tensor of layout {t.layout}" + (" (quantized)" if t.is_quantized else ""))
+        out: dict[str, Any] = {"type": "meta_tensor", "dtype": dtype_name(t.dtype), "shape": list(t.shape),
+                               "stride": list(t.stride()), "requires_grad": bool(t.requires_grad)}
+        if isinstance(t, torch.nn.Parameter):
+            out["parameter"] = True
         return out
 
     def _sparse(self, t: torch.Tensor) -> dict[str, Any]:

@@ -96,7 +96,7 @@ def typed(t: torch.Tensor) -> Any:
 # dtypes: one tensor [2, 3] each, values that use the type's range
 def _ints(values: list[int], dtype: str, via: str | None = None) -> Callable[[], torch.Tensor]:
     def build() -> torch.Tensor:
-        if via:  # unsigned types wider than uint8: build the bit pattern as the signed type
+        if via:  # unsigned types wider than uint8, bits and scale types: the bit pattern as another type
             return torch.tensor(values, dtype=getattr(torch, via)).view(getattr(torch, dtype)).reshape(2, 3)
         return torch.tensor(values, dtype=getattr(torch, dtype)).reshape(2, 3)
     return build
@@ -139,10 +139,29 @@ _DTYPE_BUILDS: dict[str, Callable[[], torch.Tensor]] = {
     "float8_e5m2": _floats("float8_e5m2", 1000.0),
     "float8_e4m3fnuz": _floats("float8_e4m3fnuz", 50.0),
     "float8_e5m2fnuz": _floats("float8_e5m2fnuz", 1000.0),
+    # elements torch builds from bit patterns only (no conversion from numbers): every byte value class
+    "float8_e8m0fnu": _ints([0, 1, 126, 127, 254, 255], "float8_e8m0fnu", via="uint8"),  # 255 is NaN
+    "float4_e2m1fn_x2": _ints([0x00, 0x01, 0x10, 0x7f, 0x88, 0xff], "float4_e2m1fn_x2", via="uint8"),
+    "bits1x8": _ints([0x00, 0x01, 0x55, 0x80, 0xaa, 0xff], "bits1x8", via="uint8"),
+    "bits2x4": _ints([0x00, 0x03, 0x1b, 0xe4, 0xc0, 0xff], "bits2x4", via="uint8"),
+    "bits4x2": _ints([0x00, 0x0f, 0xf0, 0x12, 0xed, 0xff], "bits4x2", via="uint8"),
+    "bits8": _ints([0, 1, 127, 128, 254, 255], "bits8", via="uint8"),
+    "bits16": _ints([0, 1, 255, 256, -32768, -1], "bits16", via="int16"),
 }
 
 for _name, _build in _DTYPE_BUILDS.items():
     recipe(f"dtype-{_name}", features=("contiguous",), requires=(_name,))(_build)
+
+
+@recipe("dtype-bits-and-fp4-views", requires=("bits16", "bits8", "float4_e2m1fn_x2", "float8_e8m0fnu"),
+        notes="strided views of dtypes torch holds as bit patterns: hashed as their bytes, one by one")
+def _raw_views() -> dict[str, torch.Tensor]:
+    b16 = torch.arange(-6, 6, dtype=torch.int16).mul(4099).view(torch.bits16).reshape(3, 4)
+    b8 = torch.arange(0, 240, 20, dtype=torch.uint8).view(torch.bits8).reshape(3, 4)
+    fp4 = torch.arange(7, 247, 20, dtype=torch.uint8).view(torch.float4_e2m1fn_x2).reshape(4, 3)
+    e8m0 = torch.arange(100, 112, dtype=torch.uint8).view(torch.float8_e8m0fnu)
+    return {"bits16_t": b16.t(), "bits16_row": b16[1], "bits8_cols": b8[:, 1::2], "fp4_t": fp4.t(),
+            "e8m0_step": e8m0[2::3], "e8m0_expanded": e8m0[:1].expand(2, 3)}
 
 
 @recipe("float-special-values", features=("contiguous",), spec=("canonical.md#canonical-float",))
@@ -192,6 +211,36 @@ def _q_float_qparams() -> torch.Tensor:
 @recipe("quantized-transposed-view", requires=("qint8",), features=("non-contiguous",))
 def _q_view() -> torch.Tensor:
     return torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 0, torch.qint8).t()
+
+
+# meta tensors (spec/tensors.md#tensors-meta): geometry only, no storage
+@recipe("meta-tensor", notes="torch.empty(2, 3, device='meta'): _rebuild_meta_tensor_no_storage, no storage")
+def _meta() -> torch.Tensor:
+    return torch.empty(2, 3, device="meta")
+
+
+@recipe("meta-parameter", notes="the weight of nn.Linear(3, 4, device='meta'), a Parameter")
+def _meta_parameter() -> torch.nn.Parameter:
+    return torch.nn.Linear(3, 4, device="meta").weight
+
+
+@recipe("meta-state-dict", features=("state-dict",),
+        notes="state_dict() of Linear, BatchNorm1d, ReLU, Linear built with device='meta'")
+def _meta_state_dict() -> Any:
+    return torch.nn.Sequential(torch.nn.Linear(3, 4, device="meta"), torch.nn.BatchNorm1d(4, device="meta"),
+                               torch.nn.ReLU(), torch.nn.Linear(4, 2, device="meta")).state_dict()
+
+
+@recipe("meta-tensor-kinds",
+        notes="meta tensors of other dtypes and geometries: a strided view (its storage offset is lost), "
+              "0-d, empty, requires_grad, one tensor twice (memo), next to an ordinary tensor")
+def _meta_kinds() -> dict[str, Any]:
+    t = torch.empty(2, 3, device="meta")
+    return {"plain": t, "again": t, "view": torch.empty(4, 6, device="meta")[1:, ::2].t(),
+            "zero_dim": torch.empty((), dtype=torch.int64, device="meta"),
+            "empty": torch.empty(0, 5, dtype=torch.float16, device="meta"),
+            "requires_grad": torch.empty(3, dtype=torch.float64, device="meta", requires_grad=True),
+            "bool": torch.empty(2, 2, dtype=torch.bool, device="meta"), "cpu": torch.arange(3)}
 
 
 # layouts and views
@@ -679,6 +728,7 @@ _ANCHORS: dict[str, tuple[str, ...]] = {
     "pickle-int-large": ("canonical.md#canonical-float",),
     "pickle-deep-nesting": ("canonical.md#canonical-node-budget",),
     "tensor-python-attrs": ("tensors.md#tensors-view",),
+    "meta-tensor": ("tensors.md#tensors-meta", "canonical.md#canonical-meta"),
 }
 
 
@@ -765,6 +815,12 @@ def derived_features(desc: dict[str, Any], fmt: str, r: Recipe, path: Path) -> s
         elif kind == "storage":
             uses[v["storage"]] += 1
             f.add("pickle-persistent-id")
+        elif kind == "meta_tensor":
+            f.update(("meta-tensor", "pickle-reduce"))
+            if v.get("parameter"):
+                f.add("parameter")
+            if v["requires_grad"]:
+                f.add("requires-grad")
         elif kind == "sparse_tensor":
             f.add("sparse-coo" if v["layout"] == "sparse_coo" else "sparse-csr")
         elif kind in ("dict", "list", "tuple", "set"):
@@ -920,7 +976,6 @@ def generate(out: Path, only: str | None) -> int:
     skipped: list[str] = [
         f"protocol-0 (all formats): torch {torch.__version__} writes it but cannot load it "
         "(persistent ids must be tuples)",
-        "meta tensors (all formats): spec/canonical.md#canonical-values gives them no form (readers decline)",
     ]
     for r in RECIPES:
         if only and not re.search(only, r.name):
