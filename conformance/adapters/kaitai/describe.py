@@ -73,7 +73,7 @@ def tensor_sha256(t: Tensor) -> str:
     if t.dtype.per_byte > 1:  # packed, contiguous: the bytes that hold the elements, as int_repr() gives
         nbytes = -(-t.numel // t.dtype.per_byte)
         packed = t.storage.array()[t.storage_offset:t.storage_offset + nbytes]
-        return hashlib.sha256(np.ascontiguousarray(packed).tobytes()).hexdigest()
+        return hashlib.sha256(np.ascontiguousarray(packed)).hexdigest()
     if t.numel > max(t.storage.numel, MAX_EXPANDED):
         raise Reject("limit-exceeded", f"a view of {t.numel} elements over a storage of {t.storage.numel}")
     elems = t.storage.array()  # (numel, itemsize)
@@ -88,12 +88,16 @@ def tensor_sha256(t: Tensor) -> str:
         block = np.ascontiguousarray(rows[i:i + step])
         if t.conj or t.neg:
             block = _apply_bits(t, block)
-        h.update(block.tobytes())
+        h.update(block)
     return h.hexdigest()
 
 
 def storage_sha256(s: Storage) -> str:
-    return hashlib.sha256(np.ascontiguousarray(s.array()).tobytes()).hexdigest()
+    h = hashlib.sha256()
+    elems = s.array()
+    for i in range(0, len(elems), 1 << 24):  # the array is a view of the file where it can be
+        h.update(np.ascontiguousarray(elems[i:i + (1 << 24)]))
+    return h.hexdigest()
 
 
 class Describer:
