@@ -74,6 +74,8 @@ def from_kaitai(e: BaseException, grammar: str, what: str) -> Reject:
         return Reject("bad-value", f"{what}: {e}")
     if isinstance(e, OverflowError):
         return Reject("bad-length", f"{what}: {e}")
+    if isinstance(e, IndexError):  # a grammar expression over an empty repetition (a negative count)
+        return Reject("bad-length", f"{what}: a count the grammar's expressions cannot take ({e})")
     raise e
 
 

@@ -31,7 +31,10 @@ FUNCTION_KINDS = {"function": "function", "legacy_recur_function": "legacy_recur
 MAX_NDIM = 64
 #: Composite objects (tables, torch objects, functions) open at once (spec/t7.md#t7-limits: at least 1,000).
 MAX_NESTING = 1_024
-_PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
+#: What the generated t7 parsers raise on bad input; an IndexError comes from the grammar's ``last_index``
+#: of a tds object whose count is negative (``pairs.last`` of no pair).
+_PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError,
+                 IndexError)
 
 
 def hints() -> dict[str, str]:
@@ -412,6 +415,10 @@ def _frame_error(obj: Any) -> Reject | None:
         if kind == "TorchObject" and hasattr(obj, "version_or_class") \
                 and (not obj.has_version or hasattr(obj, "class_after_version")) and not obj.class_name:
             return Reject("bad-value", "empty class name")
+        if kind in ("TdsHash", "TdsVec"):
+            count = (obj.num_pairs if kind == "TdsHash" else obj.num_items).value
+            if count < 0:
+                return Reject("bad-length", f"a {kind} of {count} items")
         if kind in ("TableBody", "TdsHash") and hasattr(obj, "pairs"):
             seen: set[Any] = set()
             for kv in obj.pairs:  # the pairs read in full so far: nil, NaN and repeated simple keys
@@ -501,8 +508,8 @@ class _Attempt:
                     self.reach = io.pos()
                     return
                 try:
-                    max_index = o.last_index
                     values.append(b.value(o))
+                    max_index = o.last_index
                 except _PARSE_ERRORS as e:  # a lazy instance of the grammar (an ascii token's .to_i)
                     raise from_kaitai(e, "torch_t7", f"{mode} t7 stream") from None
             if not values:
