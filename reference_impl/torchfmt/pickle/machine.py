@@ -538,7 +538,6 @@ _MEANINGS: dict[str, Callable[[Machine, Any], None]] = {
 }
 
 
-_Size = tuple[int, int] | None  # (nodes, depth) of a pure immutable value
 
 
 
@@ -561,24 +560,25 @@ _OPS: dict[int, Callable[[Machine, Any], None]] = {oc.BY_NAME[name].code: f for 
 def measure(value: Any, limits: Limits, where: int | None) -> None:
     """Walk ``value`` as spec/canonical.md writes it (shared mutable values once, immutable ones at every
     occurrence) and reject it (``limit-exceeded``) if it nests deeper than ``limits.max_depth`` or needs
-    more than ``limits.max_nodes`` nodes (spec/pickle.md#pickle-limits).  An immutable container with
-    nothing mutable inside is sized once and reused, so a tuple fetched from the memo again and again
-    costs one step per fetch, not its whole expansion; scalars are counted without a step of their own."""
+    more than ``limits.max_nodes`` nodes (spec/pickle.md#pickle-limits).
+
+    The total does not depend on the order of the walk: every shared value is written in full once and as
+    a one-node ref elsewhere.  So an immutable container is walked at its first occurrence only; at every
+    later one it costs its size with each shared value inside taken as a ref, computed once and cached.
+    A tuple bomb fetched from the memo again and again thus costs one step per distinct value."""
     seen: set[int] = set()
-    pure: dict[int, _Size] = {}
+    sizes: dict[int, tuple[int, int]] = {}
     nodes = 1
     todo = [(value, 1)]
     while todo:
         v, depth = todo.pop()
-        size = _pure_size(v, pure) if isinstance(v, (tuple, frozenset)) else None
-        if size is not None:
-            nodes += size[0] - 1
-            depth += size[1] - 1
-            kids: list[Any] = []
-        elif isinstance(v, SHAREABLE) and id(v) in seen:
-            kids = []
-        else:
-            if isinstance(v, SHAREABLE):
+        kids: list[Any] = []
+        if isinstance(v, (tuple, frozenset)) and id(v) in seen:
+            n, d = _ref_size(v, sizes)
+            nodes += n - 1
+            depth += d - 1
+        elif not (isinstance(v, SHAREABLE) and id(v) in seen):
+            if isinstance(v, (tuple, frozenset, *SHAREABLE)):
                 seen.add(id(v))
             kids = children(v)
         if nodes + len(kids) > limits.max_nodes:
@@ -593,8 +593,8 @@ def measure(value: Any, limits: Limits, where: int | None) -> None:
 _LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage})
 
 
-def _pure_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> _Size:
-    """(nodes, depth) of an immutable container holding only scalars and such containers, else None."""
+def _ref_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(nodes, depth) of an immutable container written with every shared value inside it as a ref."""
     todo: list[tuple[Any, bool]] = [(v, False)]
     while todo:
         x, ready = todo.pop()
@@ -604,10 +604,8 @@ def _pure_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> 
         if not ready:
             todo.append((x, True))
             todo.extend((c, False) for c in inner if id(c) not in cache)
-        elif any(isinstance(c, SHAREABLE) for c in x) or any(cache[id(c)] is None for c in inner):
-            cache[id(x)] = None
         else:
-            sizes = [cache[id(c)] for c in inner]
-            cache[id(x)] = (1 + len(x) - len(inner) + sum(n for n, _ in sizes),
-                            1 + max([1] * (len(x) > len(inner)) + [d for _, d in sizes], default=0))
+            sub = [cache[id(c)] for c in inner]
+            cache[id(x)] = (1 + len(x) - len(inner) + sum(n for n, _ in sub),
+                            1 + max([1] * (len(x) > len(inner)) + [d for _, d in sub], default=0))
     return cache[id(v)]
