@@ -22,7 +22,10 @@ doc: |
 
   Text arguments of protocol 0 (INT, LONG, FLOAT, STRING, UNICODE, GET, PUT, PERSID, GLOBAL, INST) are
   newline-terminated lines; they are kept as the raw line (decoded as ASCII or UTF-8 where the pickle
-  format guarantees it) and their numeric or escaped value is left to the reader.
+  format guarantees it) and their numeric or escaped value is left to the reader.  The length-prefixed
+  str arguments (SHORT_BINUNICODE, BINUNICODE, BINUNICODE8) are kept as bytes too: CPython writes a
+  lone surrogate with ``surrogatepass``, which Kaitai's strict UTF-8 would refuse, so the reader decodes
+  them (spec/pickle.md#pickle-protocols).
 doc-ref: spec/pickle.md#pickle-opcodes
 seq:
   - id: ops
@@ -80,7 +83,7 @@ types:
             opcode::binbytes: bytes_u4
             opcode::binbytes8: bytes_u8
             opcode::bytearray8: bytes_u8
-            # length-prefixed UTF-8 strings
+            # length-prefixed UTF-8 strings (kept as bytes; the reader decodes them)
             opcode::short_binunicode: unicode_u1
             opcode::binunicode: unicode_u4
             opcode::binunicode8: unicode_u8
@@ -155,35 +158,41 @@ types:
       - id: value
         size: len
   unicode_u1:
-    doc: UTF-8 text with a 1-byte length (SHORT_BINUNICODE).
-    doc-ref: spec/pickle.md#pickle-opcodes
+    doc: |
+      SHORT_BINUNICODE's str: UTF-8 bytes with a 1-byte length, kept as bytes.  The reader decodes them as
+      UTF-8 allowing lone surrogates (Python's ``surrogatepass``), as CPython's unpickler does
+      (spec/pickle.md#pickle-protocols); Kaitai's UTF-8 strings are strict and would refuse them.
+    doc-ref: spec/pickle.md#pickle-protocols
     seq:
       - id: len
         type: u1
       - id: value
-        type: str
-        encoding: UTF-8
         size: len
+        doc: The UTF-8 bytes, undecoded (surrogatepass, spec/pickle.md#pickle-protocols).
   unicode_u4:
-    doc: UTF-8 text with a 4-byte length (BINUNICODE).
-    doc-ref: spec/pickle.md#pickle-opcodes
+    doc: |
+      BINUNICODE's str: UTF-8 bytes with a 4-byte length, kept as bytes.  The reader decodes them as
+      UTF-8 allowing lone surrogates (Python's ``surrogatepass``), as CPython's unpickler does
+      (spec/pickle.md#pickle-protocols); Kaitai's UTF-8 strings are strict and would refuse them.
+    doc-ref: spec/pickle.md#pickle-protocols
     seq:
       - id: len
         type: u4
       - id: value
-        type: str
-        encoding: UTF-8
         size: len
+        doc: The UTF-8 bytes, undecoded (surrogatepass, spec/pickle.md#pickle-protocols).
   unicode_u8:
-    doc: UTF-8 text with an 8-byte length (BINUNICODE8).
-    doc-ref: spec/pickle.md#pickle-opcodes
+    doc: |
+      BINUNICODE8's str: UTF-8 bytes with an 8-byte length, kept as bytes.  The reader decodes them as
+      UTF-8 allowing lone surrogates (Python's ``surrogatepass``), as CPython's unpickler does
+      (spec/pickle.md#pickle-protocols); Kaitai's UTF-8 strings are strict and would refuse them.
+    doc-ref: spec/pickle.md#pickle-protocols
     seq:
       - id: len
         type: u8
       - id: value
-        type: str
-        encoding: UTF-8
         size: len
+        doc: The UTF-8 bytes, undecoded (surrogatepass, spec/pickle.md#pickle-protocols).
 enums:
   opcode:
     0x28:

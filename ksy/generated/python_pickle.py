@@ -26,7 +26,10 @@ class PythonPickle(KaitaiStruct):
     
     Text arguments of protocol 0 (INT, LONG, FLOAT, STRING, UNICODE, GET, PUT, PERSID, GLOBAL, INST) are
     newline-terminated lines; they are kept as the raw line (decoded as ASCII or UTF-8 where the pickle
-    format guarantees it) and their numeric or escaped value is left to the reader.
+    format guarantees it) and their numeric or escaped value is left to the reader.  The length-prefixed
+    str arguments (SHORT_BINUNICODE, BINUNICODE, BINUNICODE8) are kept as bytes too: CPython writes a
+    lone surrogate with ``surrogatepass``, which Kaitai's strict UTF-8 would refuse, so the reader decodes
+    them (spec/pickle.md#pickle-protocols).
     
     .. seealso::
        spec/pickle.md#pickle-opcodes
@@ -509,10 +512,12 @@ class PythonPickle(KaitaiStruct):
 
 
     class UnicodeU1(KaitaiStruct):
-        """UTF-8 text with a 1-byte length (SHORT_BINUNICODE).
+        """SHORT_BINUNICODE's str: UTF-8 bytes with a 1-byte length, kept as bytes.  The reader decodes them as
+        UTF-8 allowing lone surrogates (Python's ``surrogatepass``), as CPython's unpickler does
+        (spec/pickle.md#pickle-protocols); Kaitai's UTF-8 strings are strict and would refuse them.
         
         .. seealso::
-           spec/pickle.md#pickle-opcodes
+           spec/pickle.md#pickle-protocols
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.UnicodeU1, self).__init__(_io)
@@ -522,7 +527,7 @@ class PythonPickle(KaitaiStruct):
 
         def _read(self):
             self.len = self._io.read_u1()
-            self.value = (self._io.read_bytes(self.len)).decode(u"UTF-8")
+            self.value = self._io.read_bytes(self.len)
 
 
         def _fetch_instances(self):
@@ -530,10 +535,12 @@ class PythonPickle(KaitaiStruct):
 
 
     class UnicodeU4(KaitaiStruct):
-        """UTF-8 text with a 4-byte length (BINUNICODE).
+        """BINUNICODE's str: UTF-8 bytes with a 4-byte length, kept as bytes.  The reader decodes them as
+        UTF-8 allowing lone surrogates (Python's ``surrogatepass``), as CPython's unpickler does
+        (spec/pickle.md#pickle-protocols); Kaitai's UTF-8 strings are strict and would refuse them.
         
         .. seealso::
-           spec/pickle.md#pickle-opcodes
+           spec/pickle.md#pickle-protocols
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.UnicodeU4, self).__init__(_io)
@@ -543,7 +550,7 @@ class PythonPickle(KaitaiStruct):
 
         def _read(self):
             self.len = self._io.read_u4le()
-            self.value = (self._io.read_bytes(self.len)).decode(u"UTF-8")
+            self.value = self._io.read_bytes(self.len)
 
 
         def _fetch_instances(self):
@@ -551,10 +558,12 @@ class PythonPickle(KaitaiStruct):
 
 
     class UnicodeU8(KaitaiStruct):
-        """UTF-8 text with an 8-byte length (BINUNICODE8).
+        """BINUNICODE8's str: UTF-8 bytes with an 8-byte length, kept as bytes.  The reader decodes them as
+        UTF-8 allowing lone surrogates (Python's ``surrogatepass``), as CPython's unpickler does
+        (spec/pickle.md#pickle-protocols); Kaitai's UTF-8 strings are strict and would refuse them.
         
         .. seealso::
-           spec/pickle.md#pickle-opcodes
+           spec/pickle.md#pickle-protocols
         """
         def __init__(self, _io, _parent=None, _root=None):
             super(PythonPickle.UnicodeU8, self).__init__(_io)
@@ -564,7 +573,7 @@ class PythonPickle(KaitaiStruct):
 
         def _read(self):
             self.len = self._io.read_u8le()
-            self.value = (self._io.read_bytes(self.len)).decode(u"UTF-8")
+            self.value = self._io.read_bytes(self.len)
 
 
         def _fetch_instances(self):

@@ -40,9 +40,9 @@ def _decimal(text: str, what: str) -> int:
     return int(text)
 
 
-def _utf8(raw: bytes, what: str) -> str:
+def _utf8(raw: bytes, what: str, errors: str = "strict") -> str:
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8", errors)
     except UnicodeDecodeError:
         raise Reject("bad-value", f"{what}: bytes that are not UTF-8") from None
 
@@ -233,7 +233,9 @@ class Machine:
             raise self.fail("text that is not raw-unicode-escape", "bad-value") from None
 
     def op_BINUNICODE(self, arg: Any) -> None:
-        self.push(arg.value)  # the grammar decoded the UTF-8
+        """The grammar keeps the bytes; UTF-8 allowing lone surrogates, as CPython's unpickler
+        (spec/pickle.md#pickle-protocols)."""
+        self.push(_utf8(arg.value, self.name, "surrogatepass"))
 
     op_SHORT_BINUNICODE = op_BINUNICODE8 = op_BINUNICODE
 
