@@ -408,6 +408,9 @@ types:
         seq:
           - id: num_elements
             type: long(long_size)
+            valid:
+              expr: _.value >= 0
+            doc: The element count; a negative count is malformed.
             doc-ref: spec/t7.md#t7-storage
           - id: data
             size: num_elements.value * element_size
@@ -423,6 +426,9 @@ types:
         seq:
           - id: num_pairs
             type: long(long_size)
+            valid:
+              expr: _.value >= 0
+            doc: The pair count; a negative count is malformed (and `pairs.last` would have no pair).
           - id: pairs
             type: 'key_value(long_size, _index == 0 ? index : pairs[_index - 1].last_index)'
             repeat: expr
@@ -441,6 +447,9 @@ types:
         seq:
           - id: num_items
             type: long(long_size)
+            valid:
+              expr: _.value >= 0
+            doc: The item count; a negative count is malformed (and `items.last` would have no item).
           - id: items
             type: 'object(long_size, _index == 0 ? index : items[_index - 1].last_index)'
             repeat: expr

@@ -356,6 +356,9 @@ types:
     seq:
       - id: num_pairs
         type: int_line
+        valid:
+          expr: _.value >= 0
+        doc: The pair count; a negative count is malformed (and `pairs.last` would have no pair).
       - id: pairs
         type: 'key_value(_index == 0 ? index : pairs[_index - 1].last_index)'
         repeat: expr
@@ -372,6 +375,9 @@ types:
     seq:
       - id: num_items
         type: int_line
+        valid:
+          expr: _.value >= 0
+        doc: The item count; a negative count is malformed (and `items.last` would have no item).
       - id: items
         type: 'object(_index == 0 ? index : items[_index - 1].last_index)'
         repeat: expr

@@ -599,10 +599,16 @@ class TorchT7(KaitaiStruct):
 
             def _read_le(self):
                 self.num_elements = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                _ = self.num_elements
+                if not _.value >= 0:
+                    raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
                 self.data = self._io.read_bytes(self.num_elements.value * self.element_size)
 
             def _read_be(self):
                 self.num_elements = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                _ = self.num_elements
+                if not _.value >= 0:
+                    raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
                 self.data = self._io.read_bytes(self.num_elements.value * self.element_size)
 
 
@@ -694,6 +700,9 @@ class TorchT7(KaitaiStruct):
 
             def _read_le(self):
                 self.num_pairs = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                _ = self.num_pairs
+                if not _.value >= 0:
+                    raise kaitaistruct.ValidationExprError(self.num_pairs, self._io, u"/types/stream/types/tds_hash/seq/0")
                 self.pairs = []
                 for i in range(self.num_pairs.value):
                     self.pairs.append(TorchT7.Stream.KeyValue(self.long_size, (self.index if i == 0 else self.pairs[i - 1].last_index), self._io, self, self._root, self._is_le))
@@ -701,6 +710,9 @@ class TorchT7(KaitaiStruct):
 
             def _read_be(self):
                 self.num_pairs = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                _ = self.num_pairs
+                if not _.value >= 0:
+                    raise kaitaistruct.ValidationExprError(self.num_pairs, self._io, u"/types/stream/types/tds_hash/seq/0")
                 self.pairs = []
                 for i in range(self.num_pairs.value):
                     self.pairs.append(TorchT7.Stream.KeyValue(self.long_size, (self.index if i == 0 else self.pairs[i - 1].last_index), self._io, self, self._root, self._is_le))
@@ -749,6 +761,9 @@ class TorchT7(KaitaiStruct):
 
             def _read_le(self):
                 self.num_items = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                _ = self.num_items
+                if not _.value >= 0:
+                    raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/stream/types/tds_vec/seq/0")
                 self.items = []
                 for i in range(self.num_items.value):
                     self.items.append(TorchT7.Stream.Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
@@ -756,6 +771,9 @@ class TorchT7(KaitaiStruct):
 
             def _read_be(self):
                 self.num_items = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                _ = self.num_items
+                if not _.value >= 0:
+                    raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/stream/types/tds_vec/seq/0")
                 self.items = []
                 for i in range(self.num_items.value):
                     self.items.append(TorchT7.Stream.Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))

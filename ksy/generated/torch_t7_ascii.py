@@ -479,6 +479,9 @@ class TorchT7Ascii(KaitaiStruct):
 
         def _read(self):
             self.num_pairs = TorchT7Ascii.IntLine(self._io, self, self._root)
+            _ = self.num_pairs
+            if not _.value >= 0:
+                raise kaitaistruct.ValidationExprError(self.num_pairs, self._io, u"/types/tds_hash/seq/0")
             self.pairs = []
             for i in range(self.num_pairs.value):
                 self.pairs.append(TorchT7Ascii.KeyValue((self.index if i == 0 else self.pairs[i - 1].last_index), self._io, self, self._root))
@@ -517,6 +520,9 @@ class TorchT7Ascii(KaitaiStruct):
 
         def _read(self):
             self.num_items = TorchT7Ascii.IntLine(self._io, self, self._root)
+            _ = self.num_items
+            if not _.value >= 0:
+                raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/tds_vec/seq/0")
             self.items = []
             for i in range(self.num_items.value):
                 self.items.append(TorchT7Ascii.Object((self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root))

@@ -131,6 +131,23 @@ def test_rejects_with_a_code_the_case_lists(case_id: str, monkeypatch: pytest.Mo
     assert e.value.code in codes
 
 
+@pytest.mark.parametrize("cls", [b"tds.Hash", b"tds.Vec"])
+def test_a_negative_tds_count_is_bad_length(cls: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lua Torch's tds file with the count after one class name made -1: the grammar's own validation
+    fails at the count (spec/t7.md#t7-tds), which the reader reports as ``bad-length``."""
+    path, spec = _case("t7-binary/tds-hash-vec")
+    data = bytearray(path.read_bytes())
+    at = data.index(cls) + len(cls)  # the class name string ends where the payload's long count starts
+    assert int.from_bytes(data[at:at + 8], "little", signed=True) >= 0
+    data[at:at + 8] = (-1).to_bytes(8, "little", signed=True)
+    bad = tmp_path / "negative.t7"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(Reject) as e:
+        _read(bad, spec["hints"], monkeypatch)
+    assert e.value.code == "bad-length"
+    assert f"tds_{cls[4:].decode().lower()}/seq/0" in e.value.message
+
+
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(ADAPTER), *args], capture_output=True, text=True,
                           env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}, timeout=120)

@@ -5,7 +5,9 @@ Expectations come from each file's ``*.expected.json`` (real Lua Torch's own rea
 
 from __future__ import annotations
 
+import io
 import json
+import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -210,3 +212,61 @@ def test_ascii_files_parse(path: Path) -> None:
 
 def test_lua_torch_ascii_files_are_covered() -> None:
     assert len([p for p in _ascii_files() if p.parent == LUA_TORCH]) >= 15
+
+
+def _binary(fmt: str, *values: int | bytes, long_size: int = 8, big: bool = False) -> bytes:
+    """A hand-made binary stream: ``fmt`` has one letter per value, i an int, l a long, s a string
+    (int length and bytes) (spec/t7.md#t7-binary)."""
+    order = ">" if big else "<"
+    out = b""
+    for kind, v in zip(fmt, values, strict=True):
+        if kind == "s":
+            assert isinstance(v, bytes)
+            out += struct.pack(order + "i", len(v)) + v
+        else:
+            out += struct.pack(order + ("i" if kind == "i" or long_size == 4 else "q"), v)
+    return out
+
+
+# Every count the grammars read, made negative: field -> (binary layout, values, ascii tokens).  The grammar
+# must reject it with a validation error at that field (spec/t7.md: t7-string, t7-table, t7-function,
+# t7-tensor, t7-storage, t7-tds say bad-length), never fail later in one of its own expressions.
+NEGATIVE_COUNTS = {
+    "lua_string": ("ii", (2, -1), ["2", "-1"]),
+    "table_body": ("iii", (3, 1, -1), ["3", "1", "-1"]),
+    "function_body": ("ii", (6, -3), ["6", "-3"]),
+    "ascii_string": ("iii", (4, 1, -2), ["4", "1", "-2"]),
+    "tensor": ("iissi", (4, 1, b"V 1", b"torch.FloatTensor", -1),
+               ["4", "1", "3", "V 1", "17", "torch.FloatTensor", "-1"]),
+    "storage": ("iissl", (4, 1, b"V 1", b"torch.FloatStorage", -5),
+                ["4", "1", "3", "V 1", "18", "torch.FloatStorage", "-5"]),
+    "tds_hash": ("iissl", (4, 1, b"V 0", b"tds.Hash", -1), ["4", "1", "3", "V 0", "8", "tds.Hash", "-1"]),
+    "tds_vec": ("iissl", (4, 1, b"V 0", b"tds.Vec", -1), ["4", "1", "3", "V 0", "7", "tds.Vec", "-1"]),
+}
+
+
+@pytest.mark.parametrize("field", NEGATIVE_COUNTS)
+@pytest.mark.parametrize("variant", ["le_long8", "le_long4", "be_long8", "be_long4"])
+def test_negative_counts_fail_validation_at_their_field(field: str, variant: str) -> None:
+    from kaitaistruct import KaitaiStream, ValidationFailedError
+
+    fmt, values, _ = NEGATIVE_COUNTS[field]
+    data = _binary(fmt, *values, long_size=4 if variant.endswith("4") else 8, big=variant.startswith("be"))
+    with pytest.raises(ValidationFailedError) as e:
+        getattr(TorchT7(KaitaiStream(io.BytesIO(data))), variant)  # the lazy instance parses
+    assert e.value.src_path == f"/types/stream/types/{field}/seq/0"
+
+
+ASCII_FIELD = {"function_body": "lua_string"}
+
+
+@pytest.mark.parametrize("field", NEGATIVE_COUNTS)
+def test_negative_ascii_counts_fail_validation_at_their_field(field: str) -> None:
+    from kaitaistruct import ValidationFailedError
+    from torch_t7_ascii import TorchT7Ascii
+
+    *_, tokens = NEGATIVE_COUNTS[field]
+    with pytest.raises(ValidationFailedError) as e:
+        TorchT7Ascii.from_bytes("".join(t + "\n" for t in tokens).encode() + b"0\n")
+    # ascii bytecode is written as a string (torch_t7_ascii.ksy's function_body reads a lua_string)
+    assert e.value.src_path == f"/types/{ASCII_FIELD.get(field, field)}/seq/0"

@@ -41,6 +41,8 @@ _VALIDATION_CODES: tuple[tuple[str, str], ...] = (
     ("/types/function_body/seq/0", "bad-length"),
     ("/types/tensor/seq/0", "bad-length"),
     ("/types/storage/seq/0", "bad-length"),
+    ("/types/tds_hash/seq/0", "bad-length"),
+    ("/types/tds_vec/seq/0", "bad-length"),
     # python_pickle.ksy
     ("/types/op/seq/0", "bad-opcode"),
     ("/types/bytes_s4/seq/0", "bad-length"),
@@ -74,8 +76,6 @@ def from_kaitai(e: BaseException, grammar: str, what: str) -> Reject:
         return Reject("bad-value", f"{what}: {e}")
     if isinstance(e, OverflowError):
         return Reject("bad-length", f"{what}: {e}")
-    if isinstance(e, IndexError):  # a grammar expression over an empty repetition (a negative count)
-        return Reject("bad-length", f"{what}: a count the grammar's expressions cannot take ({e})")
     raise e
 
 

@@ -31,10 +31,8 @@ FUNCTION_KINDS = {"function": "function", "legacy_recur_function": "legacy_recur
 MAX_NDIM = 64
 #: Composite objects (tables, torch objects, functions) open at once (spec/t7.md#t7-limits: at least 1,000).
 MAX_NESTING = 1_024
-#: What the generated t7 parsers raise on bad input; an IndexError comes from the grammar's ``last_index``
-#: of a tds object whose count is negative (``pairs.last`` of no pair).
-_PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError,
-                 IndexError)
+#: What the generated t7 parsers raise on bad input (a negative count fails the grammar's own ``valid``).
+_PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
 
 
 def hints() -> dict[str, str]:
@@ -267,9 +265,6 @@ class Builder:
             return s
         if kind in ("tds_hash", "tds_vec"):
             self.longs_read = True
-            count = self._int(payload.num_pairs if kind == "tds_hash" else payload.num_items)
-            if count < 0:  # the grammar reads a negative long count as no item
-                raise Reject("bad-length", f"a {name} of {count} items")
         if kind == "tds_hash":
             obj = TorchObject(name, version, LuaTable())
             self.index[idx] = obj
@@ -415,10 +410,6 @@ def _frame_error(obj: Any) -> Reject | None:
         if kind == "TorchObject" and hasattr(obj, "version_or_class") \
                 and (not obj.has_version or hasattr(obj, "class_after_version")) and not obj.class_name:
             return Reject("bad-value", "empty class name")
-        if kind in ("TdsHash", "TdsVec"):
-            count = (obj.num_pairs if kind == "TdsHash" else obj.num_items).value
-            if count < 0:
-                return Reject("bad-length", f"a {kind} of {count} items")
         if kind in ("TableBody", "TdsHash") and hasattr(obj, "pairs"):
             seen: set[Any] = set()
             for kv in obj.pairs:  # the pairs read in full so far: nil, NaN and repeated simple keys
