@@ -16,15 +16,10 @@ repetitions (t7 ``stream``, pickle ``ops``) one item at a time so that each is g
 the next is parsed, and after a grammar failure looks at the fields of the half-read objects (the
 generated parsers keep no partial result) so that the first problem in reading order is the one reported.
 
-Misses (``pytest conformance/ --reader kaitai``: accept 444/448 — committed 396/400, corpus 48/48 —,
-reject 165/165, impl 11/11, declined 0), each with what the grammar cannot express:
-
-- pt-zip/python-str-lone-surrogate, pt-zip/python-str-lone-surrogate-torch1.13,
-  pt-legacy/python-str-lone-surrogate, pt-legacy/python-str-lone-surrogate-torch1.13: the pickle holds a
-  str with a lone surrogate, which CPython's unpickler decodes with ``surrogatepass``
-  (spec/pickle.md#pickle-protocols); python_pickle.ksy declares SHORT_BINUNICODE/BINUNICODE/BINUNICODE8
-  as ``encoding: UTF-8`` strings, and Kaitai's UTF-8 is strict, so the generated parser fails on the
-  argument (rejected ``bad-value``).  Typing these arguments as bytes in the grammar would fix it.
+Misses: none (``pytest conformance/ --reader kaitai``: accept 448/448 — committed 400/400, corpus
+48/48 —, reject 165/165, impl 11/11, declined 0).  Lone surrogates in a pickle's str arguments, its last
+misses, are read since python_pickle.ksy keeps those arguments as bytes and the pickle machine decodes
+them with ``surrogatepass`` (spec/pickle.md#pickle-protocols).
 
 Known limits the suite does not reach (same cause: what the grammar fixes):
 

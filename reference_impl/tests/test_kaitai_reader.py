@@ -132,7 +132,8 @@ def test_rejects_with_a_code_the_case_lists(case_id: str, monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("cls", [b"tds.Hash", b"tds.Vec"])
-def test_a_negative_tds_count_is_bad_length(cls: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_negative_tds_count_is_bad_length(cls: bytes, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Lua Torch's tds file with the count after one class name made -1: the grammar's own validation
     fails at the count (spec/t7.md#t7-tds), which the reader reports as ``bad-length``."""
     path, spec = _case("t7-binary/tds-hash-vec")
