@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError
-from ..limits import INT_BYTES, INT_DIGITS, NODE_BUDGET, OPEN_MARKS, VALUE_DEPTH
+from ..limits import INT_BYTES, INT_DIGITS, NODE_BUDGET, OPEN_MARKS, TEXT_BUDGET, VALUE_DEPTH
 from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 from ..walk import SHAREABLE, children
@@ -36,6 +36,7 @@ class Limits:
     max_depth: int = VALUE_DEPTH.value  # nesting of the finished value
     max_marks: int = OPEN_MARKS.value  # MARKs open at once
     max_nodes: int = NODE_BUDGET.value  # description nodes the finished value would need
+    max_text: int = TEXT_BUDGET.value  # str code points and bytes the description would write
     max_int_bytes: int = INT_BYTES.value  # bytes of a LONG1/LONG4 integer
     max_int_digits: int = INT_DIGITS.value  # digits of a decimal INT/LONG/GET/PUT argument
 
@@ -559,30 +560,36 @@ _OPS: dict[int, Callable[[Machine, Any], None]] = {oc.BY_NAME[name].code: f for 
 
 def measure(value: Any, limits: Limits, where: int | None) -> None:
     """Walk ``value`` as spec/canonical.md writes it (shared mutable values once, immutable ones at every
-    occurrence) and reject it (``limit-exceeded``) if it nests deeper than ``limits.max_depth`` or needs
-    more than ``limits.max_nodes`` nodes (spec/pickle.md#pickle-limits).
+    occurrence) and reject it (``limit-exceeded``) if it nests deeper than ``limits.max_depth``, needs
+    more than ``limits.max_nodes`` nodes or more than ``limits.max_text`` units of text
+    (spec/pickle.md#pickle-limits).
 
-    The total does not depend on the order of the walk: every shared value is written in full once and as
+    The totals do not depend on the order of the walk: every shared value is written in full once and as
     a one-node ref elsewhere.  So an immutable container is walked at its first occurrence only; at every
     later one it costs its size with each shared value inside taken as a ref, computed once and cached.
     A tuple bomb fetched from the memo again and again thus costs one step per distinct value."""
     seen: set[int] = set()
-    sizes: dict[int, tuple[int, int]] = {}
-    nodes = 1
+    sizes: dict[int, _Size] = {}
+    nodes, text = 1, _text(value)
     todo = [(value, 1)]
     while todo:
         v, depth = todo.pop()
         kids: list[Any] = []
         if isinstance(v, (tuple, frozenset)) and id(v) in seen:
-            n, d = _ref_size(v, sizes)
+            n, d, t = _ref_size(v, sizes)
             nodes += n - 1
             depth += d - 1
+            text += t
         elif not (isinstance(v, SHAREABLE) and id(v) in seen):
             if isinstance(v, (tuple, frozenset, *SHAREABLE)):
                 seen.add(id(v))
             kids = children(v)
+            text += sum(_text(c) for c in kids)
         if nodes + len(kids) > limits.max_nodes:
             raise FormatError("limit-exceeded", where, f"the value needs more than {limits.max_nodes} nodes")
+        if text > limits.max_text:
+            raise FormatError("limit-exceeded", where,
+                              f"the value needs more than {limits.max_text} units of text")
         if depth + bool(kids) > limits.max_depth:
             raise FormatError("limit-exceeded", where, f"values nest deeper than {limits.max_depth}")
         nodes += len(kids)
@@ -591,10 +598,16 @@ def measure(value: Any, limits: Limits, where: int | None) -> None:
 
 #: Values that are one node and hold nothing.
 _LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage})
+_Size = tuple[int, int, int]  # (nodes, depth, text) of an immutable container, shared values as refs
 
 
-def _ref_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, tuple[int, int]]) -> tuple[int, int]:
-    """(nodes, depth) of an immutable container written with every shared value inside it as a ref."""
+def _text(v: Any) -> int:
+    """Units of text ``v`` writes itself: code points of a str, bytes of a bytes value."""
+    return len(v) if isinstance(v, (str, bytes, bytearray)) else 0
+
+
+def _ref_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> _Size:
+    """(nodes, depth, text) of an immutable container written with every shared value inside as a ref."""
     todo: list[tuple[Any, bool]] = [(v, False)]
     while todo:
         x, ready = todo.pop()
@@ -606,6 +619,7 @@ def _ref_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, tuple[int, i
             todo.extend((c, False) for c in inner if id(c) not in cache)
         else:
             sub = [cache[id(c)] for c in inner]
-            cache[id(x)] = (1 + len(x) - len(inner) + sum(n for n, _ in sub),
-                            1 + max([1] * (len(x) > len(inner)) + [d for _, d in sub], default=0))
+            cache[id(x)] = (1 + len(x) - len(inner) + sum(n for n, _, _ in sub),
+                            1 + max([1] * (len(x) > len(inner)) + [d for _, d, _ in sub], default=0),
+                            sum(_text(c) for c in x) + sum(t for _, _, t in sub))
     return cache[id(v)]
