@@ -511,7 +511,7 @@ def _globals() -> list[Any]:
             torch.per_tensor_affine, torch.qint8, torch.complex64]
 
 
-@recipe("torch-size-and-device", features=("pickle-reduce",))
+@recipe("torch-size-and-device", features=("pickle-reduce",), spec=("canonical.md#canonical-pt-values",))
 def _size_device() -> dict[str, Any]:
     return {"size": torch.Size([2, 3]), "empty_size": torch.Size([]), "cpu": torch.device("cpu"),
             "cuda0": torch.device("cuda", 0), "cuda": torch.device("cuda")}
@@ -708,21 +708,24 @@ _ANCHORS: dict[str, tuple[str, ...]] = {
     "zero-dim": ("tensors.md#tensors-zero-dim",),
     "empty-tensor": ("tensors.md#tensors-empty",),
     "shared-storage": ("tensors.md#tensors-storage", "canonical.md#canonical-sharing"),
-    "bare-storage": ("tensors.md#tensors-storage",),
-    "parameter": ("tensors.md#tensors-parameter",),
+    "bare-storage": ("tensors.md#tensors-storage", "canonical.md#canonical-pt-values"),
+    "parameter": ("tensors.md#tensors-parameter", "canonical.md#canonical-pt-values"),
     "requires-grad": ("tensors.md#tensors-requires-grad",),
-    "quantized-per-tensor": ("tensors.md#tensors-quantized",),
-    "quantized-per-channel": ("tensors.md#tensors-quantized",),
-    "sparse-coo": ("tensors.md#tensors-sparse",),
-    "sparse-csr": ("tensors.md#tensors-sparse",),
+    "quantized-per-tensor": ("tensors.md#tensors-quantized", "canonical.md#canonical-quantized"),
+    "quantized-per-channel": ("tensors.md#tensors-quantized", "canonical.md#canonical-quantized"),
+    "sparse-coo": ("tensors.md#tensors-sparse", "canonical.md#canonical-sparse"),
+    "sparse-csr": ("tensors.md#tensors-sparse", "canonical.md#canonical-sparse"),
     "conj-view": ("tensors.md#tensors-conj-neg",),
     "neg-view": ("tensors.md#tensors-conj-neg",),
     "pickle-memo": ("pickle.md#pickle-memo", "canonical.md#canonical-sharing"),
     "pickle-cycle": ("canonical.md#canonical-sharing",),
     "pickle-frame": ("pickle.md#pickle-opcodes",),
-    "pickle-ordered-dict": ("pickle.md#pickle-ordered-dict",),
-    "pickle-ordered-dict-attrs": ("pickle.md#pickle-ordered-dict",),
-    "pickle-global": ("pickle.md#pickle-globals",),
+    "pickle-ordered-dict": ("pickle.md#pickle-ordered-dict", "canonical.md#canonical-pt-values"),
+    "pickle-ordered-dict-attrs": ("pickle.md#pickle-ordered-dict", "canonical.md#canonical-pt-values"),
+    "pickle-global": ("pickle.md#pickle-globals", "canonical.md#canonical-pt-values"),
+    # the .pt forms of Python bytes/bytearray and set/frozenset (spec/canonical.md#canonical-pt-values)
+    "pickle-bytes": ("canonical.md#canonical-pt-values",),
+    "pickle-set": ("canonical.md#canonical-pt-values",),
     "pickle-reduce": ("pickle.md#pickle-globals", "pickle.md#pickle-rebuild"),
     "pickle-float-special": ("canonical.md#canonical-float",),
     "pickle-int-large": ("canonical.md#canonical-float",),
