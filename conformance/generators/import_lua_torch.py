@@ -6,7 +6,8 @@ byte: it is what real torch7 @814ea4a loaded) and ``case.yaml``.  Provenance com
 ``EXPECTED.md`` (how each file was written, whether by hand through ``torch.DiskFile`` primitives) and
 the expected file's ``_loaded_with`` note; hints from ``_loaded_with``.  Features are derived from the
 expected description plus a few per-file facts that the description cannot show; spec anchors from the
-features.  The two files real torch7 could not load either are reject cases with the code this project's
+features, and canonical.md#canonical-t7-values for every accept case (its description uses those forms).
+The two files real torch7 could not load either are reject cases with the code this project's
 spec names for them.
 
 This script never imports torchfmt: expectations come from the real writer's loader, not from us.
@@ -56,6 +57,11 @@ EXTRA_FEATURES: dict[str, list[str]] = {
     "unreferenced.t7": ["t7-unreferenced"],
     "legacy_noversion_tensor.t7": ["t7-class-noversion"],
     "multi_object_stream.t7": ["t7-reference"],
+    # binary streams that read completely with either long size (spec/t7.md#t7-detect, found by reading
+    # each file both ways): only the hint of real torch7's load decides them (spec/t7.md#t7-hints)
+    "storage_double.t7": ["t7-long-size-ambiguous"],
+    "tensor_double_2x3.t7": ["t7-long-size-ambiguous"],
+    "tensor_empty_nostorage.t7": ["t7-long-size-ambiguous"],
 }
 
 #: Class-name prefixes of the packages real torch7 had installed (nn, nngraph, graph, tds, torch).
@@ -64,8 +70,9 @@ KNOWN_PREFIXES = NN_PREFIXES + ("torch.", "tds.")
 
 #: Spec anchors each feature exercises.
 ANCHORS: dict[str, list[str]] = {
-    "t7-binary": ["t7.md#t7-binary"],
-    "t7-ascii": ["t7.md#t7-ascii"],
+    "t7-binary": ["t7.md#t7-encodings", "t7.md#t7-binary"],
+    "t7-ascii": ["t7.md#t7-encodings", "t7.md#t7-ascii"],
+    "t7-long-size-ambiguous": ["t7.md#t7-hints", "canonical.md#canonical-t7-hints"],
     "t7-long4": ["t7.md#t7-long-size", "canonical.md#canonical-t7-hints"],
     "t7-big-endian": ["t7.md#t7-byte-order"],
     "t7-nil": ["t7.md#t7-nil"],
@@ -313,6 +320,7 @@ def build_case(folder: Path, name: str, md: dict[str, str], vocabulary: set[str]
         case["expect"] = {"error": code}
         case["provenance"]["notes"] += f"; real torch7 failed too: {doc['error']}; code: {why}"
     else:
+        case["spec"] = spec + ["canonical.md#canonical-t7-values"]
         case["expect"] = {"description": "expected.json"}
     case["hints"] = hints
     return f"{fmt}/{case_id(name)}", case, expected_bytes
