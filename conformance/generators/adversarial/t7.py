@@ -232,7 +232,7 @@ def t7_cases() -> list[AdvCase]:
         _patch(tmap.data, size, "<i", 0x7FFFFFFF),
         ["truncated", "limit-exceeded"],
         ["adv-huge-count"] + table,
-        ["t7.md#t7-table"],
+        ["t7.md#t7-table", "t7.md#t7-limits"],
         f"the table's entry count (byte {size}) set to 2^31-1 in an 81-byte file: a reader must not size "
         "anything by it",
     )
@@ -243,7 +243,7 @@ def t7_cases() -> list[AdvCase]:
         _patch(tmap.data, slen, "<i", 0x7FFFFFFF),
         ["truncated"],
         ["adv-size-beyond-eof"] + table,
-        ["t7.md#t7-string"],
+        ["t7.md#t7-string", "t7.md#t7-limits"],
         f"the first key's string length (byte {slen}) set to 2^31-1",
     )
     key_end = w.at("top.v0.type")
@@ -293,7 +293,7 @@ def t7_cases() -> list[AdvCase]:
         _patch(tf.data, numel, "<q", 1 << 40),
         ["truncated", "limit-exceeded"],
         ["adv-huge-count", "adv-size-beyond-eof"] + tensor,
-        ["t7.md#t7-storage"],
+        ["t7.md#t7-storage", "t7.md#t7-limits"],
         f"the storage's element count (long at byte {numel}) set from 6 to 2^40 (4 TiB of floats declared, "
         "24 bytes present): a reader must reject before allocating",
     )
@@ -303,7 +303,7 @@ def t7_cases() -> list[AdvCase]:
         _patch(tf.data, numel, "<q", 1 << 62),
         ["truncated", "bad-length", "limit-exceeded"],
         ["adv-huge-count"] + tensor,
-        ["t7.md#t7-storage"],
+        ["t7.md#t7-storage", "t7.md#t7-limits"],
         f"the storage's element count (long at byte {numel}) set to 2^62: times 4 bytes it overflows int64",
     )
     off = wt.at("top.offset")
@@ -332,7 +332,7 @@ def t7_cases() -> list[AdvCase]:
         _patch(tf.data, nd, "<i", 1 << 30),
         ["truncated", "bad-length", "limit-exceeded"],
         ["adv-huge-count"] + tensor,
-        ["t7.md#t7-tensor"],
+        ["t7.md#t7-tensor", "t7.md#t7-limits"],
         f"the tensor's dimension count (int at byte {nd}) set to 2^30",
     )
     s0 = wt.at("top.size0")
@@ -439,7 +439,7 @@ def t7_cases() -> list[AdvCase]:
         _patch(func.data, bl, "<i", 0x7FFFFFFF),
         ["truncated"],
         ["adv-size-beyond-eof"] + fn,
-        ["t7.md#t7-function"],
+        ["t7.md#t7-function", "t7.md#t7-limits"],
         f"the function's bytecode length (byte {bl}) set to 2^31-1",
     )
     case(
@@ -473,7 +473,7 @@ def t7_cases() -> list[AdvCase]:
         deep,
         ["limit-exceeded"],
         ["adv-deep-nesting", "t7-table", "t7-number"],
-        ["t7.md#t7-table", "canonical.md#canonical-node-budget"],
+        ["t7.md#t7-table", "canonical.md#canonical-node-budget", "t7.md#t7-limits"],
         f"{depth} tables nested through key 1, in the layout of table_nested.t7 ({len(deep)} bytes): Lua "
         "Torch's own recursive reader overflows its C stack on it. Accept without recursion, or "
         "limit-exceeded",
@@ -510,7 +510,7 @@ def t7_cases() -> list[AdvCase]:
         with_line(storage_size, str(1 << 40).encode()),
         ["truncated", "limit-exceeded"],
         ["adv-huge-count"] + tensor,
-        ["t7.md#t7-storage"],
+        ["t7.md#t7-storage", "t7.md#t7-limits"],
         f"line {storage_size + 1}, the storage's element count, set from 6 to 2^40",
     )
     ascii_case(
