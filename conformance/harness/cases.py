@@ -4,7 +4,9 @@ Committed cases live in ``conformance/cases/<format>/<id>/case.yaml`` (schema in
 is validated strictly: unknown keys, missing fields, bad values, features outside features.yaml and
 error codes outside the closed set are problems, and a case with problems fails).  The corpus tier
 reads ``../shared/corpus`` (or ``$TORCHFMT_CORPUS``) in place, never copying a file: each file with a
-``*.expected.json`` beside it is a case; ``{"error": ...}`` means it must be rejected.
+``*.expected.json`` beside it is a case; ``{"error": ...}`` means it must be rejected.  The committed
+``conformance/corpus.yaml`` adds features, spec anchors and notes to corpus files
+(spec/README.md#traceability).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from .vocabulary import (
 CASES_DIR = CONFORMANCE / "cases"
 #: Corpus folders read as the corpus tier (t7/lua-torch is imported as committed cases instead).
 CORPUS_TIERS = ("t7/torchfile", "t7/wild", "pt/wild")
+#: Per corpus file (path under the corpus root): extra features, spec anchors and notes.
+CORPUS_METADATA = CONFORMANCE / "corpus.yaml"
+CORPUS_METADATA_KEYS = ("features", "spec", "notes")
 TOP_REQUIRED = ("id", "category", "format", "file", "features", "spec", "provenance", "expect")
 TOP_OPTIONAL = ("hints", "canary")
 #: A case's canary: a file its payload would create if a reader ran code from it (runner.CANARY is the
@@ -369,19 +374,59 @@ def _derived_features(doc: dict[str, Any] | None, fmt: str, hints: dict[str, Any
     return sorted(f for f in feats if f in features())
 
 
+def corpus_metadata(path: Path = CORPUS_METADATA) -> dict[str, Any]:
+    """``files`` of conformance/corpus.yaml: corpus path -> ``{features, spec, notes}`` (unchecked)."""
+    if not path.is_file():
+        return {}
+    data = load_yaml(path)
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        raise ValueError(f"{path}: expected a mapping with a 'files' mapping")
+    return files
+
+
+def _apply_metadata(case: Case, meta: object) -> None:
+    """Add a corpus.yaml entry to its corpus case; whatever is wrong with the entry is a problem."""
+    p = case.problems
+    if not isinstance(meta, dict):
+        p.append("corpus.yaml: the entry is not a mapping")
+        return
+    unknown = [k for k in meta if k not in CORPUS_METADATA_KEYS]
+    if unknown:
+        p.append(f"corpus.yaml: unknown fields {unknown}")
+    if "features" in meta:
+        extra = _str_list(meta["features"], "corpus.yaml features", p)
+        unknown_features = [f for f in extra if f not in features()]
+        if unknown_features:
+            p.append(f"corpus.yaml: features not in conformance/features.yaml: {unknown_features}")
+        case.features = sorted(set(case.features) | set(extra))
+    if "spec" in meta:
+        case.spec = _str_list(meta["spec"], "corpus.yaml spec", p)
+        bad_anchors = [a for a in case.spec if not ANCHOR_RE.match(a)]
+        if bad_anchors:
+            p.append(f"corpus.yaml: spec anchors must look like file.md#anchor: {bad_anchors}")
+    if "notes" in meta:
+        if isinstance(meta["notes"], str):
+            case.provenance["notes"] = meta["notes"]
+        else:
+            p.append("corpus.yaml: notes must be a string")
+
+
 def _has_opaque_object(doc: dict[str, Any]) -> bool:
     return any(v.get("type") == "object" for v in _walk_values(doc.get("objects", [])))
 
 
-def corpus_cases(root: Path | None = None) -> list[Case]:
+def corpus_cases(root: Path | None = None, metadata: dict[str, Any] | None = None) -> list[Case]:
     """The corpus tier: every ``<file>.expected.json`` under the tiers of :data:`CORPUS_TIERS`.
 
     An expected ``{"error": ...}`` makes a reject case (any code).  A ``.pt`` file that real torch could
     load only with ``weights_only=False`` and whose expected description holds opaque ``object`` nodes
     (a pickled module, in the contract's inert form) is an impl case: a strict reader passes it by
-    rejecting it with ``unsafe-global`` (spec/canonical.md#canonical-inert).
+    rejecting it with ``unsafe-global`` (spec/canonical.md#canonical-inert).  ``metadata`` (default:
+    :func:`corpus_metadata`) adds features, spec anchors and notes to the files it names.
     """
     root = corpus_root() if root is None else root
+    metadata = corpus_metadata() if metadata is None else metadata
     out: list[Case] = []
     for tier in CORPUS_TIERS:
         tier_dir = root / tier
@@ -433,4 +478,8 @@ def corpus_cases(root: Path | None = None) -> list[Case]:
             if "weights_only=False" in load and _has_opaque_object(doc):
                 case.category = "impl"
                 case.errors = ("unsafe-global",)
+    for case in out:
+        rel = case.id.removeprefix("corpus/")
+        if rel in metadata:
+            _apply_metadata(case, metadata[rel])
     return out
