@@ -17,6 +17,7 @@ from harness.runner import CANARY
 from harness.verdict import judge
 
 
+@pytest.mark.spec("canonical.md#canonical-reader-cli", "pickle.md#pickle-no-execution")
 @pytest.mark.parametrize("fmt", ["pt-zip", "pt-legacy"])
 def test_unsafe_global_is_rejected_and_never_run(fmt: str, tmp_path: Path, suite) -> None:
     canary = tmp_path / "canary"

@@ -13,6 +13,8 @@ import pytest
 from harness.cases import committed_cases, corpus_cases
 from harness.compare import compare, parse_float
 
+pytestmark = pytest.mark.spec("canonical.md#canonical-comparison")  # counted by spec/traceability.py
+
 H0 = "0" * 64
 H1 = "1" * 64
 H2 = "2" * 64

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from harness.runner import run_reader
 
+pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")  # counted by spec/traceability.py
+
 
 @pytest.fixture
 def case_file(tmp_path: Path) -> Path:
