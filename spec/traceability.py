@@ -7,14 +7,20 @@ A requirement is a paragraph of ``spec/*.md`` (README.md and TRACEABILITY.md exc
 ``<a id="ID"></a>**[ID]**``; it runs until the next anchor or heading, and its level is the strongest
 RFC 2119 key word in it (MUST, MUST NOT, SHALL, SHALL NOT, REQUIRED -> MUST; SHOULD, SHOULD NOT,
 RECOMMENDED, NOT RECOMMENDED -> SHOULD; MAY, OPTIONAL -> MAY; none -> informative).  Key words inside
-code spans and fenced blocks do not count.  Cases cite requirements in the ``spec:`` list of
-``conformance/cases/<format>/<id>/case.yaml`` as ``<file>.md#<anchor>`` (spec/README.md).  The corpus
-tier (``../shared/corpus``) carries no citations.
+code spans and fenced blocks do not count.  A requirement is cited, as ``<file>.md#<anchor>``
+(spec/README.md#traceability), by three kinds of evidence:
+
+- ``case``: a committed case, in the ``spec:`` list of ``conformance/cases/<format>/<id>/case.yaml``;
+- ``corpus``: a file of the corpus tier (read in place from ``../shared/corpus``), in its ``spec:`` list
+  in ``conformance/corpus.yaml``; checking it needs the shared corpus;
+- ``test``: a test of the suite (``conformance/**/test_*.py``) that declares
+  ``@pytest.mark.spec("<file>.md#<anchor>", ...)`` on a test function or class, or as the module's
+  ``pytestmark``; read with ``ast``, never imported.
 
 The matrix is broken (``--check`` fails, and so do the tests in
-``reference_impl/tests/test_spec_traceability.py``) when a MUST requirement has no case, a case cites an
-anchor that does not exist, an anchor is defined twice or malformed, or TRACEABILITY.md is stale.
-Normative key words outside any requirement are listed as warnings.
+``reference_impl/tests/test_spec_traceability.py``) when a MUST requirement has no citation, a citation
+names an anchor that does not exist, an anchor is defined twice or malformed, or TRACEABILITY.md is
+stale.  Normative key words outside any requirement, and citations that cannot be read, are warnings.
 
 Only the standard library and PyYAML are used, so that the matrix can be built without torchfmt.
 """
@@ -22,6 +28,7 @@ Only the standard library and PyYAML are used, so that the matrix can be built w
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import sys
 from collections import defaultdict
@@ -33,6 +40,8 @@ import yaml
 SPEC_DIR = Path(__file__).resolve().parent
 ROOT = SPEC_DIR.parent
 MATRIX_NAME = "TRACEABILITY.md"
+CORPUS_METADATA = "conformance/corpus.yaml"
+KINDS = ("case", "corpus", "test")  # the kinds of evidence, in the order the matrix lists them
 NOT_REQUIREMENTS = frozenset({"README.md", MATRIX_NAME})
 LEVELS = ("MUST", "SHOULD", "MAY", "")  # strongest first; "" is informative
 
@@ -68,11 +77,12 @@ class Requirement:
 
 @dataclass(frozen=True)
 class Citation:
-    """One ``spec:`` entry of one case."""
+    """One cited requirement: a ``spec:`` entry of a case or corpus file, or a test's ``spec`` mark."""
 
-    case: str  # the case id
-    path: str  # case.yaml, relative to the project root
+    case: str  # the case id, "corpus/<path>" or the test ("<file>" or "<file>::<name>")
+    path: str  # the file that holds the citation, relative to the project root
     target: str  # as written, e.g. "tensors.md#tensors-view"
+    kind: str = "case"  # one of KINDS
 
 
 @dataclass
@@ -100,9 +110,16 @@ class Matrix:
         cited = self.cases_of()
         return [r for r in self.requirements if r.level == "MUST" and not cited[r.ref]]
 
+    def corpus_only_musts(self) -> list[Requirement]:
+        """MUST requirements that only corpus-tier files cite (checking them needs ../shared/corpus)."""
+        cited = self.cases_of()
+        return [r for r in self.requirements if r.level == "MUST" and cited[r.ref]
+                and all(c.kind == "corpus" for c in cited[r.ref])]
+
     def errors(self) -> list[str]:
         """Everything that breaks the matrix (warnings excluded)."""
-        return ([f"MUST requirement without a case: {r.ref}" for r in self.uncited_musts()]
+        return ([f"MUST requirement without a citation (case, corpus file or test): {r.ref}"
+                 for r in self.uncited_musts()]
                 + [f"citation of a missing anchor: {d}" for d in self.dangling]
                 + [f"duplicate anchor: {d}" for d in self.duplicates]
                 + [f"malformed anchor: {m}" for m in self.malformed])
@@ -210,6 +227,65 @@ def parse_cases(root: Path, matrix: Matrix) -> None:
             matrix.citations.append(Citation(case_id, rel, target))
 
 
+def parse_corpus(root: Path, matrix: Matrix) -> None:
+    """Add the ``spec:`` citations of ``conformance/corpus.yaml`` (corpus-tier files) to ``matrix``."""
+    path = root / CORPUS_METADATA
+    if not path.is_file():
+        return
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        matrix.unreadable.append(f"{CORPUS_METADATA}: {type(e).__name__}")
+        return
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        matrix.unreadable.append(f"{CORPUS_METADATA}: no files: mapping")
+        return
+    for name, entry in files.items():
+        spec = entry.get("spec", []) if isinstance(entry, dict) else None
+        if not isinstance(spec, list) or not all(isinstance(s, str) for s in spec):
+            matrix.unreadable.append(f"{CORPUS_METADATA}: {name}: spec: is not a list of strings")
+            continue
+        for target in spec:
+            matrix.citations.append(Citation(f"corpus/{name}", CORPUS_METADATA, target, "corpus"))
+
+
+def _spec_marks(decorators: list[ast.expr]) -> list[ast.Call]:
+    """The ``pytest.mark.spec(...)`` calls among ``decorators`` (or a ``pytestmark`` value's items)."""
+    return [d for d in decorators if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.spec"]
+
+
+def parse_tests(root: Path, matrix: Matrix) -> None:
+    """Add the ``@pytest.mark.spec`` citations of the suite's tests (``conformance/**/test_*.py``)."""
+    conformance = root / "conformance"
+    if not conformance.is_dir():
+        return
+    for path in sorted(conformance.rglob("test_*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("conformance/cases/"):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+        except (OSError, UnicodeDecodeError, SyntaxError) as e:
+            matrix.unreadable.append(f"{rel}: {type(e).__name__}")
+            continue
+        marked: list[tuple[str, ast.Call]] = []
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets):
+                items = node.value.elts if isinstance(node.value, (ast.List, ast.Tuple)) else [node.value]
+                marked += [(rel, call) for call in _spec_marks(items)]
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                marked += [(f"{rel}::{node.name}", call) for call in _spec_marks(node.decorator_list)]
+        for test, call in marked:
+            if call.keywords or not call.args or not all(
+                    isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args):
+                matrix.unreadable.append(f"{test}: pytest.mark.spec takes string literals only")
+                continue
+            for arg in call.args:
+                matrix.citations.append(Citation(test, rel, str(arg.value), "test"))
+
+
 def build(root: Path = ROOT) -> Matrix:
     """The matrix of the project at ``root``."""
     matrix = Matrix()
@@ -219,6 +295,8 @@ def build(root: Path = ROOT) -> Matrix:
             matrix.spec_files.append(path.name)
             parse_spec(path, matrix)
     parse_cases(root, matrix)
+    parse_corpus(root, matrix)
+    parse_tests(root, matrix)
     anchors = {r.ref for r in matrix.requirements}
     for c in matrix.citations:
         m = _CITATION.match(c.target)
@@ -236,46 +314,66 @@ def _cell(level: str) -> str:
     return level or "—"
 
 
+_TAG = {"case": "", "corpus": " (corpus tier)", "test": " (test)"}
+
+
+def _link(c: Citation) -> str:
+    """A citation's link: to the case.yaml, to corpus.yaml (tagged corpus tier) or to the test file."""
+    return f"[{c.case}](../{c.path}){_TAG[c.kind]}"
+
+
+def _order(c: Citation) -> tuple[int, str, str]:
+    return (KINDS.index(c.kind), c.case, c.path)
+
+
 def render(matrix: Matrix) -> str:
     """TRACEABILITY.md for ``matrix``: a pure function of it, so that staleness is an equality test."""
     cases_of = matrix.cases_of()
     by_file: dict[str, list[Requirement]] = defaultdict(list)
     for r in matrix.requirements:
         by_file[r.file].append(r)
-    all_cases = sorted({c.case for c in matrix.citations})
+    citers = {kind: sorted({c.case for c in matrix.citations if c.kind == kind}) for kind in KINDS}
+    count = {kind: sum(c.kind == kind for c in matrix.citations) for kind in KINDS}
     out = [
         "# Traceability matrix",
         "",
         "<!-- Generated by spec/traceability.py; do not edit. Regenerate: python spec/traceability.py -->",
         "",
         "Every requirement of the spec (an anchored paragraph of `spec/*.md`), its level (the strongest "
-        "RFC 2119 key word in it; — for none) and the conformance cases whose `case.yaml` cites it in "
-        "`spec:`. How to read it and how cases cite requirements: [README.md](README.md#traceability). "
-        "The corpus tier (`../shared/corpus`) cites no requirements and is not counted.",
+        "RFC 2119 key word in it; — for none) and what cites it: committed conformance cases (the `spec:` "
+        "list of their `case.yaml`), files of the corpus tier (their `spec:` list in "
+        "[conformance/corpus.yaml](../conformance/corpus.yaml), marked *corpus tier*: they are read in place "
+        "from `../shared/corpus`, and without it their requirements go unchecked) and tests of the suite "
+        "that declare `@pytest.mark.spec` (marked *test*). How to read it and how to cite requirements: "
+        "[README.md](README.md#traceability).",
         "",
         "## Summary",
         "",
-        "| spec file | requirements | MUST | SHOULD | MAY | — | MUST without a case | citations |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| spec file | requirements | MUST | SHOULD | MAY | — | MUST without a citation | citations "
+        "| of which corpus tier | of which tests |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    totals = [0] * 7
+    totals = [0] * 9
     for name in matrix.spec_files:
         reqs = by_file.get(name, [])
         counts = [len(reqs)] + [sum(r.level == lvl for r in reqs) for lvl in LEVELS]
         counts.append(sum(r.level == "MUST" and not cases_of[r.ref] for r in reqs))
         counts.append(sum(len(cases_of[r.ref]) for r in reqs))
+        counts += [sum(c.kind == kind for r in reqs for c in cases_of[r.ref]) for kind in ("corpus", "test")]
         totals = [t + c for t, c in zip(totals, counts, strict=True)]
         out.append(f"| [{name}]({name}) | " + " | ".join(map(str, counts)) + " |")
     out.append("| **all** | " + " | ".join(f"**{t}**" for t in totals) + " |")
-    out += ["", f"Cases citing at least one requirement: {len(all_cases)}; citations: "
-                f"{len(matrix.citations)}.", ""]
+    out += ["", f"Citing at least one requirement: cases {len(citers['case'])}, corpus-tier files "
+                f"{len(citers['corpus'])}, tests {len(citers['test'])}. Citations: {len(matrix.citations)} "
+                f"({count['case']} by cases, {count['corpus']} by the corpus tier, {count['test']} by "
+                f"tests).", ""]
 
     problems = [
-        ("MUST requirements without a case", [f"[{r.ref}]({r.ref})" for r in matrix.uncited_musts()]),
+        ("MUST requirements without a citation", [f"[{r.ref}]({r.ref})" for r in matrix.uncited_musts()]),
         ("Citations of anchors that do not exist", matrix.dangling),
         ("Duplicate anchors", matrix.duplicates),
         ("Malformed anchors", matrix.malformed),
-        ("Unreadable case.yaml files (warning)", matrix.unreadable),
+        ("Unreadable citations (warning)", matrix.unreadable),
         ("Normative key words outside a requirement (warning)", matrix.unanchored),
     ]
     out += ["## Problems", ""]
@@ -285,12 +383,37 @@ def render(matrix: Matrix) -> str:
         if items:
             out += [f"### {title} ({len(items)})", ""] + [f"- {x}" for x in items] + [""]
 
+    out += ["## Corpus tier and tests", "",
+            "The citations that are not committed cases, by what holds them.", ""]
+    only_corpus = matrix.corpus_only_musts()
+    corpus_only = [f"[{r.ref}]({r.ref})" for r in only_corpus]
+    out += [f"MUST requirements cited only by the corpus tier ({len(corpus_only)}; they need "
+            f"`../shared/corpus`): " + (", ".join(corpus_only) if corpus_only else "none") + ".", ""]
+    held: dict[tuple[int, str, str], list[str]] = defaultdict(list)
+    for c in matrix.citations:
+        if c.kind != "case":
+            held[_order(c)].append(c.target)
+    if held:
+        out += ["| cited by | kind | requirements |", "| --- | --- | --- |"]
+        for (kind, case, path), targets in sorted(held.items()):
+            refs = ", ".join(f"[{t}]({t})" for t in targets)
+            out.append(f"| [{case}](../{path}) | {'corpus tier' if KINDS[kind] == 'corpus' else 'test'} "
+                       f"| {refs} |")
+    else:
+        out.append("None.")
+    out.append("")
+
     for name in matrix.spec_files:
-        out += [f"## {name}", "", "| requirement | level | cases | cited by |", "| --- | --- | --- | --- |"]
+        out += [f"## {name}", "", "| requirement | level | citations | cited by |",
+                "| --- | --- | --- | --- |"]
         for r in by_file.get(name, []):
-            cites = sorted({(c.case, c.path) for c in cases_of[r.ref]})
-            links = ", ".join(f"[{case}](../{path})" for case, path in cites)
-            flag = " **(no case)**" if r.level == "MUST" and not cites else ""
+            cites = sorted({(_order(c), _link(c)) for c in cases_of[r.ref]})
+            links = ", ".join(link for _, link in cites)
+            flag = ""
+            if r.level == "MUST" and not cites:
+                flag = " **(no citation)**"
+            elif r in only_corpus:
+                flag = " (corpus tier only)"
             out.append(f"| [{r.anchor}]({r.ref}) | {_cell(r.level)}{flag} | {len(cites)} |"
                        + (f" {links} |" if links else " |"))
         if not by_file.get(name):
@@ -317,8 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     for e in errors:
         print(e, file=sys.stderr)
     musts = sum(r.level == "MUST" for r in matrix.requirements)
+    kinds = ", ".join(f"{sum(c.kind == k for c in matrix.citations)} by {k}" for k in ("corpus", "test"))
     print(f"{len(matrix.requirements)} requirements ({musts} MUST, {len(matrix.uncited_musts())} without a "
-          f"case), {len(matrix.citations)} citations, {len(errors)} problems", file=sys.stderr)
+          f"citation), {len(matrix.citations)} citations ({kinds}), {len(errors)} problems", file=sys.stderr)
     return 1 if args.check and errors else 0
 
 

@@ -1,5 +1,6 @@
-"""The traceability matrix holds (spec/README.md#traceability): every MUST requirement has a case, every
-citation names an existing anchor, anchors are unique and well formed, spec/TRACEABILITY.md is current.
+"""The traceability matrix holds (spec/README.md#traceability): every MUST requirement has a citation (a
+case, a corpus-tier file of conformance/corpus.yaml or a test marked @pytest.mark.spec), every citation
+names an existing anchor, anchors are unique and well formed, spec/TRACEABILITY.md is current.
 
 The first tests read the project as it is; the last ones run spec/traceability.py on small made-up trees,
 so that each check is known to catch what it claims to.
@@ -154,3 +155,48 @@ def test_check_mode_reports_a_stale_matrix(tmp_path: Path, monkeypatch: pytest.M
     assert trace.main(["--check"]) == 0
     (root / "spec" / "demo.md").write_text('<a id="demo-a"></a>**[demo-a]** A reader MUST.\n')
     assert trace.main(["--check"]) == 1
+
+
+def test_corpus_tier_and_marked_tests_are_citations(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"demo.md": SPEC}, {"t7-binary/one": ["demo.md#demo-e"]})
+    (root / "conformance" / "corpus.yaml").write_text(
+        "files:\n  pt/wild/a.pt:\n    features: [tar-archive]\n    spec: [demo.md#demo-a, demo.md#demo-zz]\n"
+        "  pt/wild/b.pt:\n    spec: demo.md#demo-a\n", encoding="utf-8")
+    tests = root / "conformance" / "tests"
+    tests.mkdir()
+    (tests / "test_x.py").write_text(
+        'import pytest\n\npytestmark = [pytest.mark.slow, pytest.mark.spec("demo.md#demo-b")]\n\n\n'
+        '@pytest.mark.spec("demo.md#demo-e", "demo.md#demo-c")\ndef test_one():\n    pass\n\n\n'
+        '@pytest.mark.spec(REF)\nclass TestTwo:\n    pass\n\n\n'
+        '@pytest.mark.parametrize("x", [1])\ndef test_unmarked(x):\n    pass\n', encoding="utf-8")
+    (root / "conformance" / "helper.py").write_text('@pytest.mark.spec("demo.md#demo-a")\ndef f(): pass\n')
+    m = trace.build(root)
+    kinds = sorted((c.kind, c.case, c.target) for c in m.citations if c.kind != "case")
+    assert kinds == [
+        ("corpus", "corpus/pt/wild/a.pt", "demo.md#demo-a"),
+        ("corpus", "corpus/pt/wild/a.pt", "demo.md#demo-zz"),
+        ("test", "conformance/tests/test_x.py", "demo.md#demo-b"),
+        ("test", "conformance/tests/test_x.py::test_one", "demo.md#demo-c"),
+        ("test", "conformance/tests/test_x.py::test_one", "demo.md#demo-e")]
+    assert not m.uncited_musts()  # demo-a only by the corpus tier, demo-e by a case and a test
+    assert [r.ref for r in m.corpus_only_musts()] == ["demo.md#demo-a"]
+    assert m.dangling == ["corpus/pt/wild/a.pt cites demo.md#demo-zz (no such requirement)"]
+    assert any("b.pt: spec: is not a list" in u for u in m.unreadable)
+    assert any("TestTwo: pytest.mark.spec takes string literals only" in u for u in m.unreadable)
+    text = trace.render(m)
+    assert "| [demo-a](demo.md#demo-a) | MUST (corpus tier only) | 1 | " \
+           "[corpus/pt/wild/a.pt](../conformance/corpus.yaml) (corpus tier) |" in text
+    assert ("| [demo-e](demo.md#demo-e) | MUST | 2 | [t7-binary/one](../conformance/cases/t7-binary/one/"
+            "case.yaml), [conformance/tests/test_x.py::test_one](../conformance/tests/test_x.py) (test) |"
+            ) in text
+    assert "MUST requirements cited only by the corpus tier (1;" in text
+
+
+def test_the_project_marks_what_only_the_corpus_tier_cites(matrix) -> None:  # type: ignore[no-untyped-def]
+    """The tar requirements have no committed case (the only tar file is the shared corpus's): the matrix
+    must say so rather than count them as covered by the suite alone."""
+    only = {r.ref for r in matrix.corpus_only_musts()}
+    assert {"pt-tar.md#pt-tar-members", "pt-tar.md#pt-tar-storages", "pt-tar.md#pt-tar-tensors"} <= only
+    assert all(r.startswith("pt-tar.md#") for r in only)
+    kinds = {c.kind for c in matrix.citations}
+    assert kinds == {"case", "corpus", "test"}
