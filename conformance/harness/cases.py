@@ -1,6 +1,6 @@
 """Discover and validate the cases: committed ones and the corpus tier.
 
-Committed cases live in ``conformance/cases/<format>/<id>/case.yaml`` (schema in .conventions.md; it
+Committed cases live in ``conformance/cases/<format>/<id>/case.yaml`` (schema in conformance/README.md; it
 is validated strictly: unknown keys, missing fields, bad values, features outside features.yaml and
 error codes outside the closed set are problems, and a case with problems fails).  The corpus tier
 reads ``../shared/corpus`` (or ``$TORCHFMT_CORPUS``) in place, never copying a file: each file with a
