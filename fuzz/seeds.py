@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import pickletools
 import shutil
 import sys
@@ -20,8 +21,18 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "conformance" / "cases"
 CORPUS = Path(__file__).resolve().parent / "corpus"
-FORMATS = {"t7_binary": "t7-binary", "t7_ascii": "t7-ascii", "pt_zip": "pt-zip", "pt_legacy": "pt-legacy"}
+FORMATS = {"t7_binary": ("t7-binary",), "t7_ascii": ("t7-ascii",), "pt_zip": ("pt-zip", "pt-torchscript"),
+           "pt_legacy": ("pt-legacy",), "pt_tar": ()}
+#: Real files that are not ours to commit, read in place as seeds when the shared corpus is present.
+SHARED_SEEDS = {"pt_tar": "pt/wild/tar_*.pt"}
 MAX_SEED = 1 << 20
+
+
+def shared_files(target: str) -> list[Path]:
+    """Seeds from ../shared/corpus (or $TORCHFMT_CORPUS) for ``target``; none when it is absent."""
+    root = Path(os.environ.get("TORCHFMT_CORPUS", ROOT.parent / "shared" / "corpus"))
+    pattern = SHARED_SEEDS.get(target)
+    return sorted(root.glob(pattern)) if pattern and root.is_dir() else []
 
 
 def case_files(fmt: str) -> list[Path]:
@@ -68,7 +79,8 @@ def build() -> dict[str, int]:
         folder = CORPUS / target
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        blobs = pickles() if target == "pickle" else [p.read_bytes() for p in case_files(FORMATS[target])]
+        files = [p for fmt in FORMATS.get(target, ()) for p in case_files(fmt)] + shared_files(target)
+        blobs = pickles() if target == "pickle" else [p.read_bytes() for p in files]
         for blob in blobs:
             (folder / hashlib.sha256(blob).hexdigest()[:16]).write_bytes(blob)
         counts[target] = len(list(folder.iterdir()))

@@ -15,6 +15,7 @@ with atheris.instrument_imports():
     from torchfmt.errors import FormatError, Unsupported
     from torchfmt.pickle.machine import Machine
     from torchfmt.pt.legacy import read_legacy
+    from torchfmt.pt.tar import read_tar
     from torchfmt.pt.zip import read_zip
     from torchfmt.t7.encodings import Hints
 
@@ -37,6 +38,7 @@ READERS: dict[str, Callable[[bytes], Any]] = {
     "t7_ascii": _t7("ascii"),
     "pt_zip": lambda data: describe_document(read_zip(memoryview(data))),
     "pt_legacy": lambda data: describe_document(read_legacy(memoryview(data))),
+    "pt_tar": lambda data: describe_document(read_tar(memoryview(data), inert=True)),  # reaches the storages
     "pickle": _pickle,
 }
 

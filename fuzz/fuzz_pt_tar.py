@@ -1,0 +1,17 @@
+"""Atheris fuzz target: the reference reader on pt tar (0.1.x) input (fuzz/README.md)."""
+
+from __future__ import annotations
+
+import sys
+
+import atheris
+from target import one_input
+
+
+def test_one_input(data: bytes) -> None:
+    one_input("pt_tar", data)
+
+
+if __name__ == "__main__":
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
