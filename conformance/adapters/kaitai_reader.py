@@ -47,6 +47,7 @@ from typing import Any
 
 _HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(_HERE.parents[1] / "ksy" / "generated"))
+sys.path.insert(0, str(_HERE.parent))  # conformance/: harness.vocabulary, the closed set of error codes
 sys.path.insert(0, str(_HERE))
 
 STACK_SIZE = 512 << 20

@@ -12,7 +12,6 @@ values with no version-0 form (nested tensors, storages on the meta device).
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -23,7 +22,7 @@ from pathlib import Path
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parents[1]
 sys.path.insert(0, str(_ROOT / "conformance" / "generators"))
-_ERRORS_FILE = _ROOT / "reference_impl" / "torchfmt" / "errors.py"
+sys.path.insert(0, str(_ROOT / "conformance"))  # harness.vocabulary: the closed set of error codes
 _T7_HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
 
 #: torch's failure messages -> the closest code, first match wins (spec/canonical.md#canonical-error-codes).
@@ -45,17 +44,6 @@ _RULES: tuple[tuple[str, str], ...] = (
     (r"UnicodeDecodeError|codec can't decode", "bad-value"),
     (r"^UnpicklingError|^IndexError|pop from empty|MARK|STOP", "bad-pickle"),
 )
-
-
-def error_codes() -> frozenset[str]:
-    """errors.py's ``ERROR_CODES`` keys, read with :mod:`ast` (torchfmt is not imported)."""
-    tree = ast.parse(_ERRORS_FILE.read_text(encoding="utf-8"))
-    for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (
-            node.targets[0] if isinstance(node, ast.Assign) else None)
-        if isinstance(target, ast.Name) and target.id == "ERROR_CODES" and node.value is not None:
-            return frozenset(ast.literal_eval(node.value))
-    raise LookupError(f"{_ERRORS_FILE}: no ERROR_CODES")
 
 
 def classify(e: BaseException, codes: frozenset[str]) -> str:
@@ -88,6 +76,7 @@ def main(argv: list[str]) -> int:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # deep nesting, JSON output included
     import torch  # noqa: F401  (imported late: a usage error needs no torch)
     import torch_describe as td
+    from harness.vocabulary import error_codes  # read from errors.py as data
 
     codes = error_codes()
     try:

@@ -1,12 +1,12 @@
 """The project's facts, read as data (never imported from torchfmt): the closed set of error codes
-(reference_impl/torchfmt/errors.py ``ERROR_CODES``, spec/canonical.md#canonical-error-codes), and the
+(reference_impl/torchfmt/errors.py ``ERROR_CODES``, spec/canonical.md#canonical-error-codes; read by the
+torch-free harness, conformance/harness/vocabulary.py, which needs conformance/ on ``sys.path``), and the
 tables the spec holds as generated tables: opcodes and the allowlist (spec/pickle.md#pickle-opcodes,
 #pickle-globals), dtypes (spec/tensors.md#tensors-dtype-table).
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -14,22 +14,10 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+from harness.vocabulary import error_codes as error_codes  # the suite's own reading of errors.py
 
 ROOT = Path(__file__).resolve().parents[3]
-ERRORS_FILE = ROOT / "reference_impl" / "torchfmt" / "errors.py"
 PICKLE_SPEC = ROOT / "spec" / "pickle.md"
-
-
-@cache
-def error_codes() -> frozenset[str]:
-    """errors.py's ``ERROR_CODES`` keys, read with :mod:`ast`."""
-    tree = ast.parse(ERRORS_FILE.read_text(encoding="utf-8"))
-    for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (
-            node.targets[0] if isinstance(node, ast.Assign) else None)
-        if isinstance(target, ast.Name) and target.id == "ERROR_CODES" and node.value is not None:
-            return frozenset(ast.literal_eval(node.value))
-    raise LookupError(f"{ERRORS_FILE}: no ERROR_CODES")
 
 
 def generated_table(text: str, name: str) -> list[list[str]]:
