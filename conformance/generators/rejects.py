@@ -37,6 +37,9 @@ from typing import Any
 
 import yaml
 
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # conformance/, when run as a script
+from generators.case_folder import write_case_folder  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"
 GENERATOR = "conformance/generators/rejects.py"
@@ -501,13 +504,8 @@ def write(rejects: list[Reject], formats: list[str] | None = None) -> list[Path]
     written = []
     for r in rejects:
         folder = CASES / r.folder
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
         file = "data.t7" if r.format.startswith("t7") else "data.pt"
-        (folder / file).write_bytes(r.data)
-        text = yaml.safe_dump(case_yaml(r, file), sort_keys=False, width=100, allow_unicode=True)
-        (folder / "case.yaml").write_text(text, encoding="utf-8")
+        write_case_folder(folder, file, r.data, case_yaml(r, file))
         written.append(folder)
     for stale in set(generated_folders()) - set(written):
         if formats is None or stale.parent.name in formats:

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from ..case_folder import write_case_folder
 from .torchcheck import Verdict
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -165,12 +166,7 @@ def write(cases: list[AdvCase], keep: list[Path] | None = None) -> list[Path]:
     written = []
     for c in cases:
         folder = CASES / c.folder
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        (folder / c.file).write_bytes(c.data)
-        text = yaml.safe_dump(case_yaml(c), sort_keys=False, width=100, allow_unicode=True)
-        (folder / "case.yaml").write_text(text, encoding="utf-8")
+        write_case_folder(folder, c.file, c.data, case_yaml(c))
         written.append(folder)
     for stale in set(owned_folders()) - set(written) - set(keep or []):
         shutil.rmtree(stale)
