@@ -9,13 +9,11 @@ back and compared with the data field by field, so a renderer that drops a colum
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from spec_scripts import load_script
 from torchfmt.dtypes import DTYPES
 from torchfmt.errors import ERROR_CODES
 from torchfmt.limits import LIMITS
@@ -24,16 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec"
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-tables = _load("spec_tools_tables", SPEC / "tools" / "tables.py")
+tables = load_script("spec_tools_tables", SPEC / "tools" / "tables.py")
 
 
 def _rows(body: str) -> list[list[str]]:

@@ -8,26 +8,15 @@ so that each check is known to catch what it claims to.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from spec_scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-trace = _load("spec_traceability", ROOT / "spec" / "traceability.py")
+trace = load_script("spec_traceability", ROOT / "spec" / "traceability.py")
 
 
 @pytest.fixture(scope="module")
