@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import describe
@@ -56,9 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     sys.setrecursionlimit(max(limit, 20_000))
     try:
         json.dump(desc, sys.stdout, indent=args.indent)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader of our output (``| head``) stopped early: not our error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
         sys.setrecursionlimit(limit)
-    sys.stdout.write("\n")
     return 0
 
 
