@@ -19,13 +19,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "ksy" / "generated"))
 
+import torch  # noqa: E402  (the [torch] extra: CI installs it; a missing torch must fail, not skip)
 from kaitaistruct import KaitaiStructError  # noqa: E402
 from pytorch_legacy import PytorchLegacy  # noqa: E402
 from pytorch_tar import PytorchTar  # noqa: E402
 from pytorch_zip import PytorchZip  # noqa: E402
 
 WILD = ROOT.parent / "shared" / "corpus" / "pt" / "wild"
-torch = pytest.importorskip("torch")
 
 
 def _opcodes(data: bytes) -> list[int]:
