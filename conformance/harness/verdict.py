@@ -4,6 +4,12 @@ accept: exit 0 and a description equal to the expected one; reject: exit 1 with 
 codes; impl: either.  A declined case (exit 2) is reported apart for third-party readers, and is a
 failure for the reference reader, which must read everything the suite holds.  A broken run fails
 whatever the case expects.
+
+Two kinds of reader are judged apart (harness/readers.py): a reader that runs code from files
+(``trusted_only``) is never given a case that is not :attr:`Case.trusted`, and each such case is declined
+for it; an ``inert`` reader (one that never calls a pickle global, by design) passes a case that expects
+only ``unsafe-global`` by accepting it, provided the run is otherwise sound, the canaries untouched
+included (spec/canonical.md#canonical-inert).
 """
 
 from __future__ import annotations
@@ -23,10 +29,17 @@ class Verdict:
     detail: str
 
 
-def judge(case: Case, run: Run | None, *, declined_fails: bool) -> Verdict:
-    """The verdict for ``run`` of ``case``; ``declined_fails`` for the reference reader."""
+UNTRUSTED = "declined: not a real writer's accept case, never given to a reader that runs code from files"
+
+
+def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = False,
+          trusted_only: bool = False) -> Verdict:
+    """The verdict for ``run`` of ``case``; ``declined_fails`` for the reference reader, ``inert`` and
+    ``trusted_only`` as the reader's adapter.yaml says."""
     if case.problems:
         return Verdict("fail", "invalid case: " + "; ".join(case.problems))
+    if trusted_only and not case.trusted:
+        return Verdict("declined", UNTRUSTED)
     if run is None:
         return Verdict("fail", "the reader was not run")
     if run.outcome == "broken":
@@ -43,6 +56,9 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool) -> Verdict:
                                    f"{run.message}")
         return Verdict("pass", f"rejected: {run.message}")
     # accepted
+    if inert and not case.accept_ok and case.errors == ("unsafe-global",):
+        return Verdict("pass", "accepted inertly: judged by the inert mode "
+                               "(spec/canonical.md#canonical-inert); no canary was touched")
     if not case.accept_ok:
         expected = f" (expected {' or '.join(case.errors)})" if case.errors else ""
         return Verdict("fail", f"accepted a {case.category} case{expected}")
