@@ -58,7 +58,7 @@ class Suite:
 
     def run(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
         return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
-                          memory_limit=self.memory_limit, canaries=canaries)
+                          memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env)
 
     def gives(self, case: Case) -> bool:
         """Whether the reader is given ``case`` at all (a ``trusted_only`` reader only gets trusted ones)."""
@@ -87,7 +87,8 @@ class Suite:
         self.results.append({
             "id": case.id, "tier": case.tier, "category": case.category, "column": case.column,
             "format": case.format, "features": case.features, "outcome": verdict.outcome,
-            "detail": verdict.detail, "seconds": round(run.seconds, 3) if run else None,
+            "kind": verdict.kind, "code": run.code if run else None, "detail": verdict.detail,
+            "seconds": round(run.seconds, 3) if run else None,
         })
 
     def close(self) -> None:

@@ -13,7 +13,8 @@ under ``conformance/adapters/`` (spec/canonical.md#canonical-reader-cli):
     declined for it without running);
   - ``setup``: an idempotent script that installs or builds the reader (outside the project tree, under
     ``$TORCHFMT_ADAPTERS_HOME``, default ``~/.cache/torchfmt/adapters``) and exits non-zero, saying why
-    in one line, when it can't;
+    in one line, when it can't; every run of ``run.py`` gets ``TORCHFMT_ADAPTERS_HOME`` set (its ``HOME``
+    is a temporary folder), so ``run.py`` finds the reader there;
   - ``run.py``: the contract command, run with the suite's Python; ``run.py --probe`` prints the wrapped
     reader's version and exits 0 when it is installed, or prints why not and exits 1.
 
@@ -22,10 +23,11 @@ Anything else is a command line, split like a shell would, to which the suite ap
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,13 @@ META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "notes"}
 PROBE_SECONDS = 120
 
 
+def adapters_home() -> Path:
+    """Where folder adapters install their readers: ``$TORCHFMT_ADAPTERS_HOME`` or
+    ``~/.cache/torchfmt/adapters``, fixed here because every run gets a temporary ``HOME``."""
+    env = os.environ.get("TORCHFMT_ADAPTERS_HOME")
+    return Path(env) if env else Path.home() / ".cache" / "torchfmt" / "adapters"
+
+
 @dataclass(frozen=True)
 class Reader:
     name: str
@@ -47,6 +56,8 @@ class Reader:
     is_reference: bool
     inert: bool = False
     trusted_only: bool = False
+    #: Environment the reader's runs get on top of the harness's (folder adapters: the adapters home).
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def declined_fails(self) -> bool:
@@ -81,7 +92,8 @@ def probe(name: str) -> tuple[bool, str]:
     folder = folder_adapters()[name]
     try:
         proc = subprocess.run([sys.executable, str(folder / "run.py"), "--probe"], capture_output=True,
-                              text=True, timeout=PROBE_SECONDS, stdin=subprocess.DEVNULL)
+                              text=True, timeout=PROBE_SECONDS, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "TORCHFMT_ADAPTERS_HOME": str(adapters_home())})
     except subprocess.TimeoutExpired:
         return False, f"run.py --probe took more than {PROBE_SECONDS} s"
     lines = (proc.stdout.strip() or proc.stderr.strip() or "no output").splitlines()
@@ -105,7 +117,8 @@ def resolve(spec: str) -> Reader:
                                 f"conformance/adapters/{spec}/setup first")
         meta = metadata(spec)
         return Reader(spec, [sys.executable, str(folders[spec] / "run.py")], False,
-                      inert=bool(meta.get("inert")), trusted_only=bool(meta.get("trusted_only")))
+                      inert=bool(meta.get("inert")), trusted_only=bool(meta.get("trusted_only")),
+                      env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())})
     command = shlex.split(spec)
     if not command:
         raise UnknownReader("--reader: empty command")
