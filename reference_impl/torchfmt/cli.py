@@ -56,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        json.dump(desc, sys.stdout, indent=args.indent)
+        # json.dumps, not json.dump: only the one-shot encoder is the C one (json.dump writes through the
+        # pure-Python iterencode, 3-5 times slower on a description of a million values).
+        sys.stdout.write(json.dumps(desc, indent=args.indent))
         sys.stdout.write("\n")
         sys.stdout.flush()
     except BrokenPipeError:  # the reader of our output (``| head``) stopped early: not our error
