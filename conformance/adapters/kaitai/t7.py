@@ -75,12 +75,18 @@ def c_double(token: str) -> float:
 
 _INT_TOKEN = re.compile(r"[+-]?[0-9]+")
 #: What Lua's tonumber accepts (spec/t7.md#t7-class-version).
-#: One way to match each input (integer digits, fraction and exponent are separate runs), so linear
-#: time (spec/t7.md#t7-limits).
-_LUA_NUMBER = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
-                         r"(?:[eE][+-]?[0-9]+)?)[ \t\n\v\f\r]*", re.ASCII)
+#: A Lua number without its surrounding whitespace; taken by its greedy first match and compared with
+#: the text's end (no backtracking: linear time, spec/t7.md#t7-limits).
+_LUA_NUMBER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)",
+                         re.ASCII)
 #: Nesting of tables, torch objects, functions and tds.Vec lists, as described (spec/t7.md#t7-limits).
 MAX_T7_NESTING = 1_024
+
+
+def _is_lua_number(text: str) -> bool:
+    core = text.strip(" \t\n\v\f\r")
+    m = _LUA_NUMBER.match(core)
+    return m is not None and m.end() == len(core)
 
 
 def _int_token(token: str) -> int:
@@ -256,7 +262,7 @@ class Builder:
     def torch(self, body: Any, idx: int) -> Any:
         name = body.class_name
         version = body.version if body.has_version else None
-        if version is not None and not _LUA_NUMBER.fullmatch(version):
+        if version is not None and not _is_lua_number(version):
             raise Decline(f"t7 class header 'V {version[:20]}' whose version is no number (torch_t7.ksy "
                           "takes every 'V ' header for a version; torch7 reads it as a class name)")
         if not name:

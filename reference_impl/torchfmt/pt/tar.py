@@ -173,7 +173,8 @@ def read_tar(buf: Any, *, inert: bool = False) -> Document:
 def _quote(value: Any) -> str:
     """A short escaped rendering of a persistent id for an error message."""
     if isinstance(value, (str, bytes)):
-        return ascii(value[:40]) + ("..." if len(value) > 40 else "")
+        text = ascii(value[:40])
+        return text[:40] + "..." if len(value) > 40 or len(text) > 40 else text
     return f"a {type(value).__name__}"
 
 

@@ -6,7 +6,7 @@ function) is a generator that *yields* to ask for its next sub-object, and one l
 them, so nesting costs no Python recursion and is bounded by :data:`torchfmt.limits.T7_DEPTH`, both as
 read and as the description will write it.  Nothing read is ever executed: function bytecode stays bytes.
 The limits are :mod:`torchfmt.limits`' (spec/t7.md#t7-limits); the pattern matched on file data
-(:data:`_LUA_NUMBER`) has one way to match each input, so it runs in linear time.
+(:data:`_LUA_NUMBER`) is taken by its first, greedy match, so it runs in linear time.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def _show(value: Any) -> str:
     """A short escaped rendering of a value from the file for an error message: a prefix of a string,
     a number, or only the kind of a composite object (never its repr, which would walk it)."""
     if isinstance(value, (str, bytes)):
-        return ascii(value[:_QUOTE]) + ("..." if len(value) > _QUOTE else "")
+        text = ascii(value[:_QUOTE])
+        return text[:_QUOTE] + "..." if len(value) > _QUOTE or len(text) > _QUOTE else text
     if value is None or isinstance(value, (bool, float)):
         return repr(value)
     return f"a {_kind(value)}"
@@ -382,17 +383,22 @@ def _version(header: bytes) -> str | None:
     return text.decode("ascii")
 
 
-#: What Lua's ``tonumber`` accepts, written so that each input matches in one way only: the integer
-#: digits, the fraction and the exponent are separate runs (``[0-9]+\.?[0-9]*`` could split a run of
-#: digits in n ways, and fullmatch would try them all: 17 s for a 30 KB header).
+#: The number Lua's ``tonumber`` accepts, without the whitespace around it.  Each part (digits, fraction,
+#: exponent) is a maximal run, so the longest match is the greedy first one: :func:`_is_lua_number`
+#: takes it with ``match`` (no backtracking) and compares its end with the text's.  ``fullmatch`` would
+#: backtrack through every digit of ``V 111...1x`` (4 s for 16 MB), and the former pattern
+#: ``[0-9]+\.?[0-9]*``, with n ways to split a run of digits, took 17 s for 30 KB.
 _LUA_NUMBER = re.compile(
-    rb"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
-    rb"[ \t\n\v\f\r]*")
+    rb"[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_LUA_SPACE = b" \t\n\v\f\r"
 
 
 def _is_lua_number(text: bytes) -> bool:
-    """Whether Lua's ``tonumber`` accepts ``text`` (decimal or hexadecimal, surrounding spaces)."""
-    return _LUA_NUMBER.fullmatch(text) is not None
+    """Whether Lua's ``tonumber`` accepts ``text`` (decimal or hexadecimal, surrounding spaces), in time
+    linear in its length (spec/t7.md#t7-class-version, #t7-limits)."""
+    core = text.strip(_LUA_SPACE)
+    m = _LUA_NUMBER.match(core)
+    return m is not None and m.end() == len(core)
 
 
 def _sequence(table: LuaTable, at: int, what: str) -> list[Any]:
