@@ -105,6 +105,22 @@ def ascii_long_16m() -> bytes:
     return head + b"1" * (MB16 - len(head) - 2) + b"\n"
 
 
+AT_LIMIT = 250_000  # torchfmt.limits.T7_OBJECTS: the most objects a stream may hold
+
+
+def nils_at_limit() -> bytes:
+    """As many nils as the object limit allows: accepted, the costliest description per byte."""
+    return bytes(4 * AT_LIMIT)
+
+
+def tables_at_limit() -> bytes:
+    return b"".join(_i(TABLE, i + 1, 0) for i in range(AT_LIMIT))
+
+
+def ascii_tables_at_limit() -> bytes:
+    return b"".join(b"3\n%d\n0\n" % (i + 1) for i in range(AT_LIMIT))
+
+
 def tables_16m() -> bytes:
     """1.4 M empty tables, each a top-level object."""
     n = MB16 // 12
@@ -211,6 +227,9 @@ INPUTS: dict[str, tuple[str, Callable[[], bytes]]] = {
     "t7-ascii-float32-halfway-16m": ("t7", ascii_float32_halfway_16m),
     "t7-ascii-version-16m": ("t7", ascii_version_16m),
     "t7-ascii-long-16m": ("t7", ascii_long_16m),
+    "t7-nils-at-limit": ("t7", nils_at_limit),
+    "t7-tables-at-limit": ("t7", tables_at_limit),
+    "t7-ascii-tables-at-limit": ("t7", ascii_tables_at_limit),
     "t7-tables-16m": ("t7", tables_16m),
     "t7-deep-tables-16m": ("t7", deep_tables_16m),
     "t7-deep-description": ("t7", deep_description),

@@ -33,6 +33,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: Top-level objects encoded by one call (a .t7 stream may hold a quarter million).
+_BATCH = 1_000
+
+
 def _write(desc: dict[str, object], out: TextIO, indent: int | None) -> None:
     """The description as one JSON line.  ``json.dump`` encodes in pure Python (only the one-shot
     ``json.dumps`` uses the C encoder, 3-5 times faster on a million values) and ``json.dumps`` of the
@@ -45,8 +49,8 @@ def _write(desc: dict[str, object], out: TextIO, indent: int | None) -> None:
             out.write((", " if n else "") + json.dumps(key) + ": ")
             if key == "objects" and isinstance(value, list):
                 out.write("[")
-                for k, obj in enumerate(value):
-                    out.write((", " if k else "") + json.dumps(obj))
+                for k in range(0, len(value), _BATCH):
+                    out.write((", " if k else "") + json.dumps(value[k:k + _BATCH])[1:-1])
                 out.write("]")
             else:
                 out.write(json.dumps(value))

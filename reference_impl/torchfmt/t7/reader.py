@@ -462,7 +462,10 @@ def _check_described_depth(objects: list[Any], limit: int) -> None:
         if depth > limit:
             raise FormatError("limit-exceeded", None,
                               f"the description would nest objects deeper than {limit}")
-        stack.extend((child, depth) for child in reversed(children(value)) if isinstance(child, _COMPOSITE))
+        pairs = value.items if type(value) is LuaTable else ((c, None) for c in children(value))
+        kids = [x for kv in pairs for x in kv if isinstance(x, _COMPOSITE)]
+        if kids:
+            stack.extend((child, depth) for child in reversed(kids))
 
 
 def _read_with(enc: Encoding) -> list[Any]:
