@@ -64,6 +64,11 @@ EXTRA_FEATURES: dict[str, list[str]] = {
     "tensor_empty_nostorage.t7": ["t7-long-size-ambiguous"],
 }
 
+#: Of those, the files that read as exactly one object only with 8-byte longs (the 4-byte reading adds a
+#: nil or more): each is imported a second time without hints, since the one-object preference of
+#: spec/t7.md#t7-detect decides it, and its expectation is still real torch7's.
+NO_HINTS = ("storage_double.t7", "tensor_double_2x3.t7", "tensor_empty_nostorage.t7")
+
 #: Class-name prefixes of the packages real torch7 had installed (nn, nngraph, graph, tds, torch).
 NN_PREFIXES = ("nn.", "nngraph.", "graph.")
 KNOWN_PREFIXES = NN_PREFIXES + ("torch.", "tds.")
@@ -73,6 +78,7 @@ ANCHORS: dict[str, list[str]] = {
     "t7-binary": ["t7.md#t7-encodings", "t7.md#t7-binary"],
     "t7-ascii": ["t7.md#t7-encodings", "t7.md#t7-ascii"],
     "t7-long-size-ambiguous": ["t7.md#t7-hints", "canonical.md#canonical-t7-hints"],
+    "t7-long-size-one-object": ["t7.md#t7-detect", "t7.md#t7-long-size"],
     "t7-long4": ["t7.md#t7-long-size", "canonical.md#canonical-t7-hints"],
     "t7-big-endian": ["t7.md#t7-byte-order"],
     "t7-nil": ["t7.md#t7-nil"],
@@ -326,6 +332,26 @@ def build_case(folder: Path, name: str, md: dict[str, str], vocabulary: set[str]
     return f"{fmt}/{case_id(name)}", case, expected_bytes
 
 
+def without_hints(rel: str, case: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The same file and expectation read with no hint (spec/t7.md#t7-detect): of the two long sizes
+    that read it completely, only the one real torch7 used gives one object."""
+    out = dict(case)
+    out["id"] = f"{rel}-no-hints"
+    out["features"] = sorted(set(case["features"]) | {"t7-long-size-one-object"})
+    hint_anchors = ANCHORS["t7-long-size-ambiguous"]  # this case has no hints
+    spec = [a for a in case["spec"] if a not in hint_anchors]
+    for anchor in ANCHORS["t7-long-size-one-object"]:
+        if anchor not in spec:
+            spec.insert(-1, anchor)
+    out["spec"] = spec
+    out["provenance"] = dict(case["provenance"])
+    out["provenance"]["notes"] += ("; read here without hints: both long sizes read the file completely, "
+                                   "and only the 8-byte reading (real torch7's) gives the one object "
+                                   "torch.save writes")
+    del out["hints"]
+    return out["id"], out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
@@ -341,8 +367,13 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise SystemExit(f"expected files without their .t7: {missing}")
     changed = 0
+    built = []
     for name in names:
         rel, case, expected_bytes = build_case(folder, name, md.get(name, {}), vocabulary)
+        built.append((name, rel, case, expected_bytes))
+        if name in NO_HINTS:
+            built.append((name, *without_hints(rel, case), expected_bytes))
+    for name, rel, case, expected_bytes in built:
         out = CASES / rel
         text = yaml.safe_dump(case, sort_keys=False, allow_unicode=True, width=110)
         # expected.json is copied for reject cases too: it records how real torch7 failed.
@@ -361,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copyfile(folder / name, target)
             else:
                 target.write_bytes(data)
-    print(f"{len(names)} cases from {folder}: {changed} files {'to write' if args.check else 'written'}")
+    print(f"{len(built)} cases from {folder}: {changed} files {'to write' if args.check else 'written'}")
     return 1 if args.check and changed else 0
 
 

@@ -8,6 +8,7 @@ Successful reads are checked against the expected descriptions real Lua Torch's 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,9 @@ CASES = ROOT / "conformance" / "cases"
 sys.path.insert(0, str(ROOT / "conformance"))
 from harness.compare import compare  # noqa: E402
 
-# The real files whose long size no reading can decide (both readings succeed).
-AMBIGUOUS = {"storage-double", "tensor-double-2x3", "tensor-empty-nostorage"}
+# The real files that read completely with either long size; only the 8-byte reading gives the one
+# object torch.save writes (spec/t7.md#t7-detect).
+BOTH_READ = {"storage-double", "tensor-double-2x3", "tensor-empty-nostorage"}
 
 
 def _golden() -> list[Path]:
@@ -55,16 +57,18 @@ def test_the_golden_cases_are_there() -> None:
 @pytest.mark.parametrize("folder", GOLDEN, ids=[f"{p.parent.name}/{p.name}" for p in GOLDEN])
 def test_detection_without_hints_agrees_with_the_writer(folder: Path) -> None:
     data, hints, expected = _case(folder)
-    if folder.name in AMBIGUOUS:
-        with pytest.raises(FormatError) as e:
-            read_bytes(data)
-        assert e.value.code == "ambiguous"
-        doc = read_bytes(data, Hints(long_size=hints["long_size"]))
+    doc = read_bytes(data)
+    if folder.name.removesuffix("-no-hints") in BOTH_READ:
+        note = describe_document(doc)["_t7_long_size"]
+        assert note["long_size"] == hints.get("long_size", 8) == 8
+        assert note["other_reading"]["long_size"] == 4 and note["other_reading"]["objects"] > 1
+        assert note["other_reading"]["document"]["format"] == "t7-binary"
     else:
-        doc = read_bytes(data)
-    assert doc.format == f"t7-{hints['mode']}"
+        assert doc.notes == {}
+    mode = hints.get("mode", "binary")
+    assert doc.format == f"t7-{mode}"
     found = doc.extra["t7"]
-    if hints["mode"] == "binary":
+    if mode == "binary" and "byte_order" in hints:
         assert found["byte_order"] == hints["byte_order"]
         if "t7-long4" in (folder / "case.yaml").read_text():
             assert found["long_size"] == 4
@@ -126,3 +130,52 @@ def test_nil_only_streams_read_in_either_order() -> None:
     # A number after leading nils decides the order; no long is read, so no second reading.
     doc = read_bytes(i(0) + number(2.5))
     assert doc.objects == [None, 2.5] and doc.extra["t7"]["byte_order"] == "little"
+
+
+def test_one_object_reading_wins_and_the_other_is_a_note() -> None:
+    """A stream both long sizes read: the 8-byte reading gives the one object torch.save writes, the
+    4-byte one the same tensor and a nil (spec/t7.md#t7-detect)."""
+    data, _, expected = _case(CASES / "t7-binary" / "tensor-empty-nostorage")
+    desc = describe_document(read_bytes(data))
+    assert compare(expected, desc) == []
+    other = desc["_t7_long_size"]["other_reading"]
+    assert other["objects"] == 2 and other["document"]["objects"][1] == {"type": "none"}
+
+
+def test_two_readings_that_both_give_several_objects_stay_ambiguous() -> None:
+    """The real empty tensor followed by a nil: 2 objects with 8-byte longs, 3 with 4-byte ones; neither
+    is what torch.save writes, so nothing decides (spec/t7.md#t7-detect)."""
+    data, _, _ = _case(CASES / "t7-binary" / "tensor-empty-nostorage")
+    with pytest.raises(FormatError) as e:
+        read_bytes(data + i(0))
+    assert e.value.code == "ambiguous"
+    assert len(read_bytes(data + i(0), Hints(long_size=8)).objects) == 2
+    assert len(read_bytes(data + i(0), Hints(long_size=4)).objects) == 3
+
+
+CORPUS = Path(os.environ.get("TORCHFMT_CORPUS") or ROOT.parent / "shared" / "corpus") / "t7"
+CORPUS_FILES = sorted(CORPUS.glob("*/*.t7")) if CORPUS.is_dir() else []
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=[f"{p.parent.name}/{p.name}" for p in CORPUS_FILES])
+def test_every_corpus_file_reads_without_hints_as_its_writer_loaded_it(path: Path) -> None:
+    """Every .t7 of the shared corpus (lua-torch, torchfile, wild), read with no hint at all, is what
+    real torch7 loaded, or fails as it did (spec/t7.md#t7-detect); the four files both long sizes read
+    (lua-torch storage_double, tensor_double_2x3, tensor_empty_nostorage; torchfile tds_vec) included."""
+    expected = json.loads(path.with_name(path.name + ".expected.json").read_text(encoding="utf-8"))
+    if "error" in expected:
+        with pytest.raises(FormatError):
+            read_bytes(path.read_bytes())
+        return
+    assert compare(expected, describe_document(read_bytes(path.read_bytes()))) == []
+
+
+def test_the_corpus_is_there_for_the_no_hint_reading() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("../shared/corpus not present")
+    assert len(CORPUS_FILES) >= 110
+    both = {"storage_double.t7", "tensor_double_2x3.t7", "tensor_empty_nostorage.t7", "tds_vec.t7"}
+    for p in CORPUS_FILES:
+        if p.name in both:
+            notes = describe_document(read_bytes(p.read_bytes()))
+            assert notes["_t7_long_size"]["long_size"] == 8, p

@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+from typing import TextIO
 
 from . import describe
 from .errors import FormatError, Unsupported
@@ -30,6 +31,31 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument("--inert", action="store_true",
                       help="keep pickle globals outside the allowlist as opaque objects (never called)")
     return p
+
+
+#: Top-level objects encoded by one call (a .t7 stream may hold a quarter million).
+_BATCH = 1_000
+
+
+def _write(desc: dict[str, object], out: TextIO, indent: int | None) -> None:
+    """The description as one JSON line.  ``json.dump`` encodes in pure Python (only the one-shot
+    ``json.dumps`` uses the C encoder, 3-5 times faster on a million values) and ``json.dumps`` of the
+    whole would hold a second copy of it: each top-level object is encoded on its own instead."""
+    if indent is not None:
+        json.dump(desc, out, indent=indent)
+    else:
+        out.write("{")
+        for n, (key, value) in enumerate(desc.items()):
+            out.write((", " if n else "") + json.dumps(key) + ": ")
+            if key == "objects" and isinstance(value, list):
+                out.write("[")
+                for k in range(0, len(value), _BATCH):
+                    out.write((", " if k else "") + json.dumps(value[k:k + _BATCH])[1:-1])
+                out.write("]")
+            else:
+                out.write(json.dumps(value))
+        out.write("}")
+    out.write("\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,8 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        json.dump(desc, sys.stdout, indent=args.indent)
-        sys.stdout.write("\n")
+        _write(desc, sys.stdout, args.indent)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader of our output (``| head``) stopped early: not our error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

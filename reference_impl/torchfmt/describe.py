@@ -237,9 +237,22 @@ def describe_document(doc: Document) -> dict[str, Any]:
         objects = [d.emit(obj) for obj in doc.objects]
     finally:
         sys.setrecursionlimit(limit)
-    return {
+    out = {
         "description_version": DESCRIPTION_VERSION,
         "format": doc.format,
         "objects": objects,
         "storages": d.storages,
     }
+    for name, note in doc.notes.items():
+        out[f"_{name}"] = _note(note)
+    return out
+
+
+def _note(note: Any) -> Any:
+    """A note as JSON: a :class:`Document` inside it is described in turn (it carries no notes of its
+    own worth keeping)."""
+    if isinstance(note, Document):
+        return describe_document(note)
+    if isinstance(note, dict):
+        return {k: _note(v) for k, v in note.items()}
+    return note

@@ -42,6 +42,10 @@ INT_DIGITS = Limit("INT_DIGITS", 2_560, ("pickle.md#pickle-limits",),
                    "digits of an INT/LONG/GET/PUT decimal argument")
 #: Composite .t7 objects (tables, torch objects, functions) open at once.
 T7_DEPTH = Limit("T7_DEPTH", 1_024, ("t7.md#t7-limits",), ".t7 composite objects open at once")
+#: Objects read from one .t7 stream (nils, scalars and back-references included): 4 bytes make a nil, so
+#: a 16 MB file could otherwise hold 4 M objects.
+T7_OBJECTS = Limit("T7_OBJECTS", 250_000, ("t7.md#t7-limits",),
+                   "objects read from a .t7 stream, back-references included")
 #: Dimensions of a .t7 tensor.
 T7_NDIM = Limit("T7_NDIM", 64, ("t7.md#t7-tensor",), "dimensions of a .t7 tensor")
 #: Logical elements of a tensor view that addresses more elements than its storage holds (stride 0,
@@ -49,6 +53,10 @@ T7_NDIM = Limit("T7_NDIM", 64, ("t7.md#t7-tensor",), "dimensions of a .t7 tensor
 VIEW_ELEMENTS = Limit("VIEW_ELEMENTS", 1 << 24, ("pickle.md#pickle-limits", "t7.md#t7-limits"),
                       "logical elements of a view that addresses more elements than its storage holds")
 
+#: Bytes of one PAX extended header of a tar .pt (torch 0.1's are under 512).
+TAR_PAX_BYTES = Limit("TAR_PAX_BYTES", 1 << 20, ("pt-tar.md#pt-tar-members",),
+                      "bytes of one PAX extended header of a tar .pt")
+
 #: Every limit, in the order of spec/canonical.md's table.
 LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, INT_BYTES, INT_DIGITS,
-                             T7_DEPTH, T7_NDIM, VIEW_ELEMENTS)
+                             T7_DEPTH, T7_OBJECTS, T7_NDIM, VIEW_ELEMENTS, TAR_PAX_BYTES)

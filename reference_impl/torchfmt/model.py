@@ -192,3 +192,7 @@ class Document:
     format: str
     objects: list[Any]
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Notes for the description: ``_<name>`` members, which comparison ignores
+    #: (spec/canonical.md#canonical-document); JSON values, or a :class:`Document` (described in turn),
+    #: such as a reading the reader did not choose.
+    notes: dict[str, Any] = field(default_factory=dict)

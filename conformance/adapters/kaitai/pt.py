@@ -496,14 +496,55 @@ def read_legacy(f: Any, size: int) -> tuple[str, list[Any]]:
 
 # -- tar (spec/pt-tar.md) -------------------------------------------------------------------------------
 
+_PAX_LENGTH = re.compile(rb"([0-9]+) ")
+
+
+def _pax_records(body: bytes, file_size: int) -> dict[bytes, bytes]:
+    """The records ``<length> <key>=<value>\\n`` of a PAX header, which pytorch_tar.ksy keeps as bytes;
+    lengths and sizes are ASCII digits, counted before conversion (spec/pt-tar.md#pt-tar-members)."""
+    out: dict[bytes, bytes] = {}
+    i = 0
+    while i < len(body):
+        m = _PAX_LENGTH.match(body, i)
+        digits = m.group(1).lstrip(b"0") if m else b""
+        n = int(digits) if m and 0 < len(digits) <= len(str(len(body))) else 0
+        if not m or n <= len(m.group(0)) or i + n > len(body) or body[i + n - 1:i + n] != b"\n":
+            raise Reject("bad-container", "malformed PAX record")
+        key, eq, value = body[m.end():i + n - 1].partition(b"=")
+        if not eq:
+            raise Reject("bad-container", "PAX record without '='")
+        out[key] = value
+        i += n
+    size = out.get(b"size")
+    if size is not None:
+        if not re.fullmatch(rb"[0-9]+", size):
+            raise Reject("bad-container", "a PAX size that is not ASCII digits")
+        if len(size.lstrip(b"0")) > len(str(file_size)) or int(size) > file_size:
+            raise Reject("truncated", "a PAX size past the end of the file")
+    return out
+
+
 def read_tar(f: Any) -> tuple[str, list[Any]]:
     tar = parse("pytorch_tar", "tar archive", lambda: pytorch_tar.PytorchTar(KaitaiStream(f)))
     members: dict[str, Any] = {}
+    f.seek(0, 2)
+    file_size = f.tell()
+    pax: dict[bytes, bytes] = {}
     for m in tar.members:
         if m.is_end:
             break
-        if chr(m.header.type_flag) in "xg":
+        if chr(m.header.type_flag) == "x":
+            pax = _pax_records(m.body if isinstance(m.body, bytes) else b"", file_size)
             continue
+        if chr(m.header.type_flag) == "g":
+            continue
+        overrides, pax = pax, {}
+        if b"size" in overrides and int(overrides[b"size"]) != m.header.len_body:
+            raise Decline("a PAX size record that overrides the ustar size (pytorch_tar.ksy sizes members "
+                          "by the ustar header)")
+        if b"path" in overrides and overrides[b"path"].decode("utf-8", "replace") != m.header.name:
+            raise Decline("a PAX path record that renames a member (pytorch_tar.ksy names members by the "
+                          "ustar header)")
         if m.header.name in members:
             raise Reject("bad-container", f"tar member {m.header.name!r} twice")
         members[m.header.name] = m.body

@@ -75,14 +75,26 @@ def c_double(token: str) -> float:
 
 _INT_TOKEN = re.compile(r"[+-]?[0-9]+")
 #: What Lua's tonumber accepts (spec/t7.md#t7-class-version).
-_LUA_NUMBER = re.compile(r"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)"
-                         r"(?:[eE][+-]?[0-9]+)?)[ \t\n\v\f\r]*")
+#: A Lua number without its surrounding whitespace; taken by its greedy first match and compared with
+#: the text's end (no backtracking: linear time, spec/t7.md#t7-limits).
+_LUA_NUMBER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)",
+                         re.ASCII)
+#: Nesting of tables, torch objects, functions and tds.Vec lists, as described (spec/t7.md#t7-limits).
+MAX_T7_NESTING = 1_024
+
+
+def _is_lua_number(text: str) -> bool:
+    core = text.strip(" \t\n\v\f\r")
+    m = _LUA_NUMBER.match(core)
+    return m is not None and m.end() == len(core)
 
 
 def _int_token(token: str) -> int:
     """An ascii integer token (spec/t7.md#t7-ascii)."""
     if not _INT_TOKEN.fullmatch(token):
         raise Reject("bad-value", f"{token[:40]!r} is not an integer token")
+    if len(token.lstrip("+-").lstrip("0")) > 19:  # counted before int(), which refuses 4300+ digits
+        raise Reject("bad-value", f"an integer token of {len(token)} characters is out of range")
     return int(token)
 
 
@@ -250,7 +262,7 @@ class Builder:
     def torch(self, body: Any, idx: int) -> Any:
         name = body.class_name
         version = body.version if body.has_version else None
-        if version is not None and not _LUA_NUMBER.fullmatch(version):
+        if version is not None and not _is_lua_number(version):
             raise Decline(f"t7 class header 'V {version[:20]}' whose version is no number (torch_t7.ksy "
                           "takes every 'V ' header for a version; torch7 reads it as a class name)")
         if not name:
@@ -506,10 +518,37 @@ class _Attempt:
             if not values:
                 raise Reject("truncated", "the stream holds no object")
             self.longs_read = b.longs_read
+            _check_nesting(values)
             self.description = describe(f"t7-{mode}", values)
         except (Reject, Decline) as e:
             self.reach = io.pos()
             self.error = e
+
+
+def _check_nesting(values: list[Any]) -> None:
+    """The depth at which the description writes each table, torch object, function and list: a shared
+    one is written in full where first reached, which can be deeper than where it was read
+    (spec/t7.md#t7-limits).  A walk in the description's order, without recursion."""
+    seen: set[int] = set()
+    stack = [(v, 0) for v in reversed(values)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, LuaTable):
+            kids = [x for kv in v.items for x in kv]
+        elif isinstance(v, TorchObject):
+            kids = [v.value]
+        elif isinstance(v, LuaFunction):
+            kids = list(v.upvalues)
+        elif isinstance(v, list):
+            kids = list(v)
+        else:
+            continue
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if depth + 1 > MAX_T7_NESTING:
+            raise Reject("limit-exceeded", f"the description would nest objects deeper than {MAX_T7_NESTING}")
+        stack.extend((k, depth + 1) for k in reversed(kids))
 
 
 def read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
@@ -535,8 +574,13 @@ def read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
         return _result(first)
     second = _Attempt(f, size, "binary", sizes[1], order)
     if first.description is not None and second.description is not None:
-        raise Reject("ambiguous", "the stream reads completely both with 8-byte and with 4-byte longs; "
-                                  "give the long size as a hint")
+        # torch.save writes one object: the reading that gives exactly one wins, the 8-byte one of two
+        # such; neither giving one stays undecidable (spec/t7.md#t7-detect).
+        ones = [a for a in (first, second) if len(a.description["objects"]) == 1]  # type: ignore[index]
+        if not ones:
+            raise Reject("ambiguous", "the stream reads completely both with 8-byte and with 4-byte longs, "
+                                      "neither as one object; give the long size as a hint")
+        return ones[0].description  # type: ignore[return-value]
     if first.description is not None:
         return first.description
     if second.description is not None:

@@ -170,7 +170,7 @@ def t7_cases() -> list[AdvCase]:
 
     def case(
         name: str,
-        src: Source,
+        src: Source | None,
         data: bytes,
         errors: list[str],
         feats: list[str],
@@ -178,6 +178,7 @@ def t7_cases() -> list[AdvCase]:
         how: str,
         *,
         category: str = "reject",
+        hints: dict[str, object] | None = HINTS,
     ) -> None:
         out.append(
             AdvCase(
@@ -190,7 +191,7 @@ def t7_cases() -> list[AdvCase]:
                 src,
                 GEN,
                 category=category,
-                hints=dict(HINTS),
+                hints=dict(hints) if hints else None,
             )
         )
 
@@ -480,6 +481,8 @@ def t7_cases() -> list[AdvCase]:
         category="impl",
     )
 
+    hostile_cases(case, tf, wt, tensor)
+
     # ascii mode
     asc = sources.t7("ascii_tensor_float_2x3.t7")
     lines = asc.data.split(b"\n")
@@ -538,4 +541,157 @@ def t7_cases() -> list[AdvCase]:
         ["t7.md#t7-ascii"],
         f"line {storage_size + 1}, the storage's element count, set to '6abc'",
     )
+    type_line = 0
+    ascii_case(
+        "ascii-type-code-5001-digits",
+        with_line(type_line, b"1" + b"0" * 5000),
+        ["bad-value", "bad-type-code"],
+        ["adv-digit-text"] + tensor,
+        ["t7.md#t7-ascii", "t7.md#t7-limits"],
+        "the first type code (line 1) set from 4 to 1 followed by 5000 zeros: out of range for an int "
+        "(bad-value) and no type code (bad-type-code), which a reader must find without converting 5001 "
+        "digits (Python's int() refuses more than 4300)",
+    )
+    ascii_case(
+        "ascii-storage-count-30-digits",
+        with_line(storage_size, b"9" * 30),
+        ["bad-value", "truncated"],
+        ["adv-digit-text", "adv-huge-count"] + tensor,
+        ["t7.md#t7-ascii", "t7.md#t7-storage"],
+        f"line {storage_size + 1}, the storage's element count, set to 30 nines: beyond a 64-bit long "
+        "(bad-value) and beyond the bytes left (truncated); no reader may convert or allocate by it",
+    )
+    ascii_case(
+        "ascii-storage-count-superscript-two",
+        with_line(storage_size, "\u00b2".encode()),
+        ["bad-value"],
+        ["adv-digit-text"] + tensor,
+        ["t7.md#t7-ascii"],
+        f"line {storage_size + 1}, the storage's element count, set to '\u00b2' (UTF-8 c2 b2): Python's "
+        "str.isdigit() takes it for a digit; the ascii grammar has ASCII digits only",
+    )
+    ascii_case(
+        "ascii-storage-count-arabic-indic-six",
+        with_line(storage_size, "\u0666".encode()),
+        ["bad-value"],
+        ["adv-digit-text"] + tensor,
+        ["t7.md#t7-ascii"],
+        f"line {storage_size + 1}, the storage's element count, set to '\u0666' (ARABIC-INDIC DIGIT SIX, "
+        "UTF-8 d9 a6), which Python's int() reads as 6",
+    )
+    header = lines.index(b"V 1")
+    slow = b"V " + b"1" * 30_000 + b"x"
+    ascii_case(
+        "ascii-class-header-30k-digits",
+        b"\n".join(lines[: header - 1] + [str(len(slow)).encode(), slow] + lines[header + 1 :]),
+        ["bad-type-code"],
+        ["adv-quadratic-pattern"] + tensor,
+        ["t7.md#t7-class-version", "t7.md#t7-limits", "t7.md#t7-custom-write"],
+        f"the class header (line {header + 1}) 'V 1' replaced by 'V ' + 30,000 ones + 'x': no version, so "
+        "it is the class name of a generic class, whose payload then starts with the number 17 (no type "
+        "code). A backtracking pattern with two ways to split the run of digits took 17 s on it",
+    )
     return out
+
+
+def _chain(first_index: int, depth: int, bottom: bytes) -> bytes:
+    """``depth`` new tables, each holding the next as the value of key 1.0, the last holding ``bottom``."""
+    out = b""
+    for k in range(depth):
+        out += struct.pack("<iiii", TABLE, first_index + k, 1, NUMBER) + struct.pack("<d", 1.0)
+    return out + bottom
+
+
+def hostile_cases(case, tf: Source, wt: Walk, tensor: list[str]) -> None:  # noqa: ANN001 - the local maker
+    """Inputs that broke the reader's contract (spec/canonical.md#canonical-reader-cli): quadratic
+    patterns, digit limits, floods of tiny objects, nesting the description deepens, error messages that
+    quoted whole values."""
+    hdr = wt.at("top.version.len")
+    slow = b"V " + b"1" * 30_000 + b"x"
+    case(
+        "class-header-30k-digits",
+        tf,
+        _splice_string(tf.data, hdr, slow),
+        ["bad-type-code"],
+        ["adv-quadratic-pattern"] + tensor,
+        ["t7.md#t7-class-version", "t7.md#t7-limits", "t7.md#t7-custom-write"],
+        f"the class header at byte {hdr} ('V 1') replaced by 'V ' + 30,000 ones + 'x': not a version, so "
+        "it is the class name of a generic class, whose payload then starts with the int 17 (the length of "
+        "'torch.FloatTensor'), no type code. A backtracking pattern with two ways to split the run of digits "
+        "([0-9]+\\.?[0-9]*) took 17 s on it",
+    )
+    name_len = wt.at("top.class.len")
+    case(
+        "class-name-100k-not-utf8",
+        tf,
+        _splice_string(tf.data, name_len, b"\xff" * 100_000),
+        ["bad-value"],
+        ["adv-long-quote"] + tensor,
+        ["t7.md#t7-torch-object", "canonical.md#canonical-reader-cli"],
+        f"the class name at byte {name_len} replaced by 100,000 bytes 0xff: not UTF-8. The error line "
+        "quotes at most a short escaped prefix",
+    )
+    nils = 250_001
+    case(
+        "nil-flood",
+        None,
+        bytes(4 * nils),
+        ["limit-exceeded"],
+        ["adv-object-flood", "t7-nil", "multi-object"],
+        ["t7.md#t7-limits", "t7.md#t7-stream", "t7.md#t7-nil"],
+        f"{4 * nils} zero bytes: {nils} nil objects, one more than the reference reader's object limit. A "
+        "16 MB file of zeros is 4 M nils; reading and describing each took the reader past 10 s. Describe "
+        "them all, or limit-exceeded",
+        category="impl",
+        hints=None,
+    )
+    chain = 600
+    data = struct.pack("<iii", TABLE, 1, 2)  # a holder: two keys, each a chain, each with a nil value
+    data += _chain(2, chain, struct.pack("<iii", TABLE, 2 + chain, 0)) + struct.pack("<i", NIL)
+    second = 3 + chain
+    data += _chain(second, chain, struct.pack("<ii", TABLE, 2)) + struct.pack("<i", NIL)
+    # a second top-level object, whose value is the second chain: described, it holds both in full
+    data += struct.pack("<iiii", TABLE, second + chain, 1, NUMBER) + struct.pack("<d", 1.0)
+    data += struct.pack("<ii", TABLE, second)
+    case(
+        "deep-description-through-nil-values",
+        None,
+        data,
+        ["limit-exceeded"],
+        ["adv-deep-nesting", "t7-table", "t7-nil", "t7-reference", "t7-table-key", "multi-object"],
+        ["t7.md#t7-limits", "t7.md#t7-table", "t7.md#t7-reference-index", "canonical.md#canonical-sharing"],
+        f"a table whose two keys are chains of {chain} nested tables with nil values (so neither is an "
+        "item), the second chain ending in a back-reference to the first; then a table holding the second "
+        f"chain. Read {chain + 2} deep, but described {2 * chain + 1} deep: each chain is described in full "
+        "where it is first reached. Chains of 1000 in 16 MB describe a million deep (RecursionError). "
+        "Describe it, or limit-exceeded",
+        category="impl",
+    )
+    depth = 1000
+    nested = _chain(2, depth, struct.pack("<iii", TABLE, 2 + depth, 0))
+    data = struct.pack("<iii", TABLE, 1, 2) + nested + struct.pack("<i", NUMBER) + struct.pack("<d", 1.0)
+    data += struct.pack("<ii", TABLE, 2) + struct.pack("<i", NUMBER) + struct.pack("<d", 2.0)
+    case(
+        "duplicate-key-deep-table",
+        None,
+        data,
+        ["bad-value"],
+        ["adv-long-quote", "t7-table", "t7-table-key", "t7-reference"],
+        ["t7.md#t7-table", "canonical.md#canonical-reader-cli"],
+        f"a table whose two keys are one table ({depth} tables nested through key 1.0), the second a "
+        "back-reference: a repeated key. An error message that printed the key recursed a thousand levels "
+        "(RecursionError)",
+    )
+    empty = sources.t7("tensor_empty_nostorage.t7")
+    case(
+        "long-size-several-objects-both-ways",
+        empty,
+        empty.data + struct.pack("<i", NIL),
+        ["ambiguous"],
+        ["t7-long-size-ambiguous", "t7-nil", "no-storage", "zero-dim", "multi-object", "dtype-float64"],
+        ["t7.md#t7-detect", "t7.md#t7-long-size"],
+        "the real empty DoubleTensor without storage followed by a nil, read without hints: 2 objects with "
+        "8-byte longs, 3 with 4-byte longs (the offset long's high half is a nil). Neither reading is the "
+        "one object torch.save writes, so nothing decides the long size",
+        hints={"mode": "binary", "byte_order": "little"},
+    )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError
+from ..limits import TAR_PAX_BYTES
 from ..model import Document, Global, Storage, Tensor
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import Machine
@@ -27,7 +28,10 @@ BLOCK = 512
 MEMBERS = ("sys_info", "pickle", "tensors", "storages")
 TAR_PROTOCOL_VERSION = 1000
 _USTAR_MAGICS = (b"ustar\x0000", b"ustar  \x00")
-_PAX_RECORD = re.compile(rb"([0-9]+) ")
+_PAX_RECORD = re.compile(rb"([0-9]+) ")  # a bytes pattern: ASCII digits only
+#: A decimal the archive writes (a PAX record length or size): ASCII digits only, never ``²`` or other
+#: digits ``str.isdigit`` and ``int`` take.
+_DECIMAL = re.compile(r"[0-9]+", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -45,17 +49,34 @@ def _octal(field: bytes, at: int) -> int:
     if not text:
         return 0
     if not re.fullmatch(rb"[0-7]+", text):
-        raise FormatError("bad-container", at, f"tar number field {field!r} is not octal")
+        raise FormatError("bad-container", at, f"tar number field {ascii(field)} is not octal")
     return int(text, 8)
+
+
+def _decimal(text: str | bytes, most: int) -> int | None:
+    """The value of ASCII decimal ``text`` when it is at most ``most``, else ``None``; the digits are
+    counted before ``int()`` sees them (spec/pt-tar.md#pt-tar-members)."""
+    if isinstance(text, bytes):
+        text = text.decode("ascii", "replace")
+    if not _DECIMAL.fullmatch(text):
+        return None
+    digits = text.lstrip("0")
+    if len(digits) > len(str(most)):
+        return None
+    value = int(digits or "0")
+    return value if value <= most else None
 
 
 def _pax(data: bytes, at: int) -> dict[str, str]:
     """PAX extended header records ``"<len> <key>=<value>\\n"``."""
+    if len(data) > TAR_PAX_BYTES.value:
+        raise FormatError("limit-exceeded", at, f"a PAX extended header of {len(data)} bytes "
+                                                f"(at most {TAR_PAX_BYTES.value})")
     out: dict[str, str] = {}
     i = 0
     while i < len(data):
         m = _PAX_RECORD.match(data, i)
-        n = int(m.group(1)) if m else 0
+        n = (_decimal(m.group(1), len(data) - i) or 0) if m else 0
         if not m or n <= len(m.group(0)) or i + n > len(data) or data[i + n - 1:i + n] != b"\n":
             raise FormatError("bad-container", at, "malformed PAX extended header")
         key, eq, value = data[m.end():i + n - 1].partition(b"=")
@@ -98,17 +119,21 @@ def read_members(buf: memoryview) -> dict[str, TarMember]:
         elif kind in (b"0", b"\0"):
             full = pax.get("path", full)
             if "size" in pax:
-                if not pax["size"].isdigit():
-                    raise FormatError("bad-container", pos, "PAX size is not a decimal")
-                size = int(pax["size"])
+                pax_size = _decimal(pax["size"], len(buf))
+                if pax_size is None:
+                    if _DECIMAL.fullmatch(pax["size"]):
+                        raise FormatError("truncated", pos, "the PAX size reaches past the end")
+                    raise FormatError("bad-container", pos, f"PAX size {pax['size'][:20]!a} is not an "
+                                                            "ASCII decimal")
+                size = pax_size
                 if data + size > len(buf):
                     raise FormatError("truncated", pos, f"tar member of {size} bytes reaches past the end")
             pax = {}
             if full in members:
-                raise FormatError("bad-container", pos, f"duplicate tar member {full!r}")
+                raise FormatError("bad-container", pos, f"duplicate tar member {_quote(full)}")
             members[full] = TarMember(full, data, size)
         else:
-            raise FormatError("bad-container", pos, f"tar member of type {kind!r} (only regular files)")
+            raise FormatError("bad-container", pos, f"tar member of type {ascii(kind)} (only regular files)")
         pos = data + (size + BLOCK - 1) // BLOCK * BLOCK
     if any(buf[pos:]):
         raise FormatError("bad-container", pos, "bytes other than zeros after the end of the archive")
@@ -135,12 +160,22 @@ def read_tar(buf: Any, *, inert: bool = False) -> Document:
         """spec/pt-tar.md#pt-tar-pickle: ``str(key)`` of a tensor or storage, or a module 3-tuple."""
         if isinstance(pid, tuple) and len(pid) == 3 and isinstance(pid[0], Global):
             return pid[0]
-        if not (isinstance(pid, str) and pid.isdigit() and int(pid) in objects):
-            raise FormatError("bad-reference", offset, f"persistent id {pid!r} names no tensor or storage")
-        return objects[int(pid)]
+        key = _decimal(pid, 1 << 63) if isinstance(pid, str) else None
+        if key is None or key not in objects:
+            raise FormatError("bad-reference", offset,
+                              f"persistent id {_quote(pid)} names no tensor or storage")
+        return objects[key]
 
     obj = Machine(buf, persistent_load=persistent_load, inert=inert).load_exact(m.offset, m.offset + m.size)
     return Document("pt-tar", [obj], extra={"sys_info": sys_info})
+
+
+def _quote(value: Any) -> str:
+    """A short escaped rendering of a persistent id for an error message."""
+    if isinstance(value, (str, bytes)):
+        text = ascii(value[:40])
+        return text[:40] + "..." if len(value) > 40 or len(text) > 40 else text
+    return f"a {type(value).__name__}"
 
 
 def _count(header: Machine, pos: int, end: int) -> tuple[int, int]:

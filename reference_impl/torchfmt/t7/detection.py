@@ -6,12 +6,15 @@ size only by reading, so :func:`torchfmt.t7.reader.read_t7` settles it by trying
 
 from __future__ import annotations
 
+import re
+
 from ..errors import FormatError
 
 #: Type codes are 0..8, so a binary stream's first byte is 0x00..0x08 in either byte order.
 MAX_TYPE_CODE = 8
 #: Bytes an ascii stream may start with: C whitespace, a sign or a digit.
 ASCII_START = frozenset(b" \t\n\v\f\r+-0123456789")
+_NON_ZERO = re.compile(rb"[^\x00]")
 
 
 def sniff_mode(buf: memoryview) -> str:
@@ -34,15 +37,15 @@ def sniff_byte_order(buf: memoryview) -> str | None:
     word that is not zero is a type code 1..8 in exactly one order.  ``None`` when no such word
     exists (the stream is nils only, or ends first): then the order does not change the reading.
     """
-    pos = 0
-    while pos + 4 <= len(buf):
-        word = bytes(buf[pos:pos + 4])
-        if word != b"\0\0\0\0":
-            if 0 < word[0] <= MAX_TYPE_CODE and word[1:] == b"\0\0\0":
-                return "little"
-            if 0 < word[3] <= MAX_TYPE_CODE and word[:3] == b"\0\0\0":
-                return "big"
-            raise FormatError("bad-type-code", pos,
-                              f"{word.hex()} is no type code in either byte order")
-        pos += 4
-    return None
+    found = _NON_ZERO.search(buf)  # one linear scan in C: a file of zeros is 4 M nil objects per 16 MB
+    if found is None:
+        return None
+    pos = found.start() - found.start() % 4
+    if pos + 4 > len(buf):
+        return None
+    word = bytes(buf[pos:pos + 4])
+    if 0 < word[0] <= MAX_TYPE_CODE and word[1:] == b"\0\0\0":
+        return "little"
+    if 0 < word[3] <= MAX_TYPE_CODE and word[:3] == b"\0\0\0":
+        return "big"
+    raise FormatError("bad-type-code", pos, f"{word.hex()} is no type code in either byte order")

@@ -56,11 +56,11 @@ class Hints:
     def from_env(cls, environ: dict[str, str] | None = None) -> Hints:
         env = os.environ if environ is None else environ
         long_size = env.get(HINT_ENV["long_size"])
-        if long_size and not long_size.strip().isdigit():
-            raise ValueError(f"{HINT_ENV['long_size']}={long_size!r} is not 4 or 8")
+        if long_size and long_size.strip() not in ("4", "8"):
+            raise ValueError(f"{HINT_ENV['long_size']}={long_size[:20]!r} is not 4 or 8")
         return cls(
             mode=env.get(HINT_ENV["mode"]) or None,
-            long_size=int(long_size) if long_size else None,
+            long_size=int(long_size.strip()) if long_size else None,
             byte_order=env.get(HINT_ENV["byte_order"]) or None,
         )
 
@@ -70,6 +70,8 @@ class Hints:
 
 
 INT32 = (-(1 << 31), (1 << 31) - 1)
+#: Significant digits of the widest integer an ascii stream holds (2^63 has 19).
+_INT_DIGITS = 19
 INT64 = (-(1 << 63), (1 << 63) - 1)
 #: Ranges of the integer element types an ascii storage may hold, by dtype name.
 _ASCII_INT_RANGES = {"int16": (-(1 << 15), (1 << 15) - 1), "int32": INT32, "int64": INT64}
@@ -145,6 +147,7 @@ class BinaryEncoding(Encoding):
         e = "<" if byte_order == "little" else ">"
         self._e = e
         self._int = struct.Struct(e + "i")
+        self._unpack_int = self._int.unpack_from
         self._long_code = "q" if long_size == 8 else "i"
         self._long = struct.Struct(e + self._long_code)
         self._double = struct.Struct(e + "d")
@@ -156,7 +159,11 @@ class BinaryEncoding(Encoding):
         return value
 
     def read_int(self) -> int:
-        return int(self._scalar(self._int, "an int"))
+        pos = self.pos
+        if pos + 4 > self.size:  # the hot path of every object's type code: no call to need()
+            self.need(4, "an int")
+        self.pos = pos + 4
+        return self._unpack_int(self.buf, pos)[0]
 
     def read_long(self) -> int:
         self.longs_read = True
@@ -204,13 +211,17 @@ class BinaryEncoding(Encoding):
 
 # -- ascii ------------------------------------------------------------------------------------------
 
-#: C's isspace(): what fscanf skips before a number (spec/t7.md#t7-ascii).
+#: C's isspace(): what fscanf skips before a number (spec/t7.md#t7-ascii).  Every pattern below is
+#: ASCII-only (bytes patterns: ``[0-9]`` is never a Unicode digit) and has one way to match each input
+#: (the runs of digits before and after a point are separate), so matching runs in linear time.
 _WHITESPACE = b" \t\n\v\f\r"
 _SKIP_WS = re.compile(rb"[ \t\n\v\f\r]*")
 _INT_TOKEN = re.compile(rb"[+-]?[0-9]+")
+#: Whitespace, an integer token of at most 11 characters and the newline that ends it.
+_SHORT_INT_LINE = re.compile(rb"[ \t\v\f\r\n]*([+-]?[0-9]{1,10})\n")
 _FLOAT_TOKEN = re.compile(
-    rb"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
-    rb"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    rb"[+-]?(?:0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+    rb"|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
     rb"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?"
     rb"|[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)"
 )
@@ -334,13 +345,19 @@ class AsciiEncoding(Encoding):
             if word.end() == self.size:  # a token cut short by the end of the file
                 raise FormatError("truncated", self.pos, f"the file ends inside {what}")
             shown = bytes(self.buf[self.pos:self.pos + 16])
-            raise FormatError("bad-value", self.pos, f"expected {what}, found {shown!r}")
+            raise FormatError("bad-value", self.pos, f"expected {what}, found {ascii(shown)}...")
         self.pos = end
         return m.group()
 
     def _integer(self, what: str, bounds: tuple[int, int]) -> int:
+        """An integer token in ``bounds``.  Its digits are counted before ``int()`` sees them (leading
+        zeros do not count: fscanf reads ``0001`` as 1), so no token reaches Python's digit limit."""
         at = self._skip_and_pos(what)
-        value = int(self._token(_INT_TOKEN, what))
+        token = self._token(_INT_TOKEN, what)
+        digits = token.lstrip(b"+-").lstrip(b"0")
+        if len(digits) > _INT_DIGITS:
+            raise FormatError("bad-value", at, f"{what} of {len(digits)} digits is out of range")
+        value = int(digits or b"0") * (-1 if token.startswith(b"-") else 1)
         if not bounds[0] <= value <= bounds[1]:
             raise FormatError("bad-value", at, f"{what} {value} is out of range")
         return value
@@ -355,6 +372,14 @@ class AsciiEncoding(Encoding):
             self.pos += 1
 
     def read_int(self) -> int:
+        # The hot path (every type code, index and count): a short token ended by whitespace, and the
+        # one newline after it, in one match.  Anything else takes the checked path for its error.
+        m = _SHORT_INT_LINE.match(self.buf, self.pos)
+        if m is not None:
+            value = int(m.group(1))
+            if INT32[0] <= value <= INT32[1]:
+                self.pos = m.end()
+                return value
         value = self._integer("an integer", INT32)
         self._end_array(1)
         return value

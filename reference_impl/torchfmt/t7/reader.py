@@ -3,22 +3,26 @@
 
 torch7's ``File:readObject`` is recursive; here every composite object (table, torch object, tensor,
 function) is a generator that *yields* to ask for its next sub-object, and one loop drives a stack of
-them, so nesting costs no Python recursion and is bounded by :data:`torchfmt.limits.T7_DEPTH`.  Nothing
-read is ever executed: function bytecode stays bytes.  The limits are :mod:`torchfmt.limits`'
-(spec/t7.md#t7-limits).
+them, so nesting costs no Python recursion and is bounded by :data:`torchfmt.limits.T7_DEPTH`, both as
+read and as the description will write it.  Nothing read is ever executed: function bytecode stays bytes.
+The limits are :mod:`torchfmt.limits`' (spec/t7.md#t7-limits); the pattern matched on file data
+(:data:`_LUA_NUMBER`) is taken by its first, greedy match, so it runs in linear time.
 """
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 from collections.abc import Generator
+from dataclasses import dataclass
 from types import GeneratorType
 from typing import Any
 
 from ..errors import FormatError, Unsupported
-from ..limits import T7_DEPTH, T7_NDIM, VIEW_ELEMENTS
+from ..limits import T7_DEPTH, T7_NDIM, T7_OBJECTS, VIEW_ELEMENTS
 from ..model import Document, LuaFunction, LuaTable, Storage, Tensor, TorchObject
+from ..walk import children
 from . import classes
 from .detection import sniff_byte_order, sniff_mode
 from .encodings import AsciiEncoding, BinaryEncoding, Encoding, Hints
@@ -72,9 +76,19 @@ def lua_string(raw: bytes) -> str | bytes:
         return raw
 
 
+#: Characters of file data an error message quotes at most.
+_QUOTE = 40
+
+
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    """A short escaped rendering of a value from the file for an error message: a prefix of a string,
+    a number, or only the kind of a composite object (never its repr, which would walk it)."""
+    if isinstance(value, (str, bytes)):
+        text = ascii(value[:_QUOTE])
+        return text[:_QUOTE] + "..." if len(value) > _QUOTE or len(text) > _QUOTE else text
+    if value is None or isinstance(value, (bool, float)):
+        return repr(value)
+    return f"a {_kind(value)}"
 
 
 def _kind(obj: Any) -> str:
@@ -102,9 +116,13 @@ class ObjectReader:
     """Reads the objects of one stream; the reference table spans the whole stream
     (spec/t7.md#t7-stream)."""
 
-    def __init__(self, enc: Encoding, max_depth: int = T7_DEPTH.value) -> None:
+    def __init__(self, enc: Encoding, max_depth: int = T7_DEPTH.value,
+                 max_objects: int = T7_OBJECTS.value) -> None:
         self.enc = enc
         self.max_depth = max_depth
+        self.max_objects = max_objects
+        #: Objects begun so far, back-references included (spec/t7.md#t7-limits).
+        self.count = 0
         #: Index i holds the object whose reference index is i + 1.
         self.objects: list[Any] = []
 
@@ -146,6 +164,9 @@ class ObjectReader:
         composite one.  ``table_only`` (a message) demands a table (spec/t7.md#t7-type-codes)."""
         enc = self.enc
         at = enc.pos
+        self.count += 1
+        if self.count > self.max_objects:
+            raise FormatError("limit-exceeded", at, f"the stream holds more than {self.max_objects} objects")
         code = enc.read_int()
         if code not in TYPE_CODES:
             raise FormatError("bad-type-code", at, f"unknown type code {code}")
@@ -203,11 +224,11 @@ class ObjectReader:
         return n
 
     # -- tables (spec/t7.md#t7-table) ------------------------------------------------------------------
-    def _table(self) -> _Reader:
+    def _table(self) -> _Reader | LuaTable:
         table = LuaTable()
         self.objects.append(table)
         n = self._count("table size", 2 * self.enc.min_object_size)
-        return self._pairs(table, n, "table")
+        return self._pairs(table, n, "table") if n else table  # an empty table needs no reader
 
     def _pairs(self, table: LuaTable, n: int, what: str, tds: bool = False) -> _Reader:
         seen: set[tuple[str, Any]] = set()
@@ -239,7 +260,8 @@ class ObjectReader:
         try:
             name = name_bytes.decode("utf-8")
         except UnicodeDecodeError:
-            raise FormatError("bad-value", name_at, f"class name {name_bytes!r} is not UTF-8") from None
+            raise FormatError("bad-value", name_at,
+                              f"class name {_show(name_bytes)} is not UTF-8") from None
         if not name:
             raise FormatError("bad-value", name_at, "empty class name")
         info = classes.lookup(name)
@@ -361,14 +383,22 @@ def _version(header: bytes) -> str | None:
     return text.decode("ascii")
 
 
+#: The number Lua's ``tonumber`` accepts, without the whitespace around it.  Each part (digits, fraction,
+#: exponent) is a maximal run, so the longest match is the greedy first one: :func:`_is_lua_number`
+#: takes it with ``match`` (no backtracking) and compares its end with the text's.  ``fullmatch`` would
+#: backtrack through every digit of ``V 111...1x`` (4 s for 16 MB), and the former pattern
+#: ``[0-9]+\.?[0-9]*``, with n ways to split a run of digits, took 17 s for 30 KB.
 _LUA_NUMBER = re.compile(
-    rb"[ \t\n\v\f\r]*[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"
-    rb"[ \t\n\v\f\r]*")
+    rb"[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_LUA_SPACE = b" \t\n\v\f\r"
 
 
 def _is_lua_number(text: bytes) -> bool:
-    """Whether Lua's ``tonumber`` accepts ``text`` (decimal or hexadecimal, surrounding spaces)."""
-    return _LUA_NUMBER.fullmatch(text) is not None
+    """Whether Lua's ``tonumber`` accepts ``text`` (decimal or hexadecimal, surrounding spaces), in time
+    linear in its length (spec/t7.md#t7-class-version, #t7-limits)."""
+    core = text.strip(_LUA_SPACE)
+    m = _LUA_NUMBER.match(core)
+    return m is not None and m.end() == len(core)
 
 
 def _sequence(table: LuaTable, at: int, what: str) -> list[Any]:
@@ -406,8 +436,72 @@ def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
 
 
 # -- the whole file (spec/t7.md#t7-detect) -----------------------------------------------------------
+#: The values that nest in a ``.t7`` description (each is shareable: spec/canonical.md#canonical-sharing).
+_COMPOSITE = (LuaTable, TorchObject, LuaFunction, list)
+
+
+def _check_described_depth(objects: list[Any], limit: int) -> None:
+    """Reject a stream whose description would nest deeper than ``limit`` composite values
+    (spec/t7.md#t7-limits).
+
+    The description writes a shared object in full where it is first reached and a ``ref`` elsewhere
+    (spec/canonical.md#canonical-sharing), in the order of :func:`torchfmt.walk.children`.  That place
+    can be deeper than where the object was read: a table kept only as a key with a nil value (no item),
+    or an upvalue table, is first reached through a later back-reference, so chains of such tables read
+    1,000 deep can be described a million deep.  This walk follows the description's order without
+    recursion and measures the depth it will write.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(o, 0) for o in reversed(objects) if isinstance(o, _COMPOSITE)]
+    while stack:
+        value, depth = stack.pop()
+        if id(value) in seen:
+            continue  # written as a ref
+        seen.add(id(value))
+        depth += 1
+        if depth > limit:
+            raise FormatError("limit-exceeded", None,
+                              f"the description would nest objects deeper than {limit}")
+        pairs = value.items if type(value) is LuaTable else ((c, None) for c in children(value))
+        kids = [x for kv in pairs for x in kv if isinstance(x, _COMPOSITE)]
+        if kids:
+            stack.extend((child, depth) for child in reversed(kids))
+
+
 def _read_with(enc: Encoding) -> list[Any]:
-    return ObjectReader(enc).read_stream()
+    # Reading allocates up to T7_OBJECTS objects and nothing is garbage until it ends: the cyclic
+    # collector, run every few hundred allocations, would walk the growing graph again and again.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        objects = ObjectReader(enc).read_stream()
+    finally:
+        if enabled:
+            gc.enable()
+    _check_described_depth(objects, T7_DEPTH.value)
+    return objects
+
+
+@dataclass
+class _Reading:
+    """One reading of a binary stream with one long size: its objects, or the error that ended it."""
+
+    enc: BinaryEncoding
+    objects: list[Any] | None = None
+    error: FormatError | None = None
+
+    @classmethod
+    def of(cls, buf: memoryview, byte_order: str, long_size: int) -> _Reading:
+        reading = cls(BinaryEncoding(buf, byte_order, long_size))
+        try:
+            reading.objects = _read_with(reading.enc)
+        except FormatError as e:
+            reading.error = e
+        return reading
+
+    def document(self, notes: dict[str, Any] | None = None) -> Document:
+        assert self.objects is not None
+        return Document(self.enc.format, self.objects, {"t7": self.enc.describe()}, notes=notes or {})
 
 
 def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
@@ -418,28 +512,39 @@ def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
         enc: Encoding = AsciiEncoding(mv)
         return Document(enc.format, _read_with(enc), {"t7": enc.describe()})
     byte_order = hints.byte_order or sniff_byte_order(mv) or "little"
-    sizes = [hints.long_size] if hints.long_size else [8, 4]
-    first = BinaryEncoding(mv, byte_order, sizes[0])
-    try:
-        objects = _read_with(first)
-    except FormatError as error8:
-        if len(sizes) == 1 or not first.longs_read:
-            raise
-        # The 8-byte reading failed: the 4-byte one is the answer if it succeeds; if both fail, the
-        # error of the reading that got further into the file is reported (spec/t7.md#t7-detect).
-        second = BinaryEncoding(mv, byte_order, 4)
-        try:
-            objects = _read_with(second)
-        except FormatError as error4:
-            raise (error4 if second.pos > first.pos else error8) from None
-        return Document(second.format, objects, {"t7": second.describe()})
-    if len(sizes) == 1 or not first.longs_read:
-        return Document(first.format, objects, {"t7": first.describe()})
-    other = BinaryEncoding(mv, byte_order, 4)
-    try:
-        others = _read_with(other)
-    except FormatError:
-        return Document(first.format, objects, {"t7": first.describe()})
-    raise FormatError("ambiguous", None,
-                      f"the stream reads completely both with 8-byte longs ({len(objects)} objects) and "
-                      f"with 4-byte longs ({len(others)} objects); give the long size as a hint")
+    if hints.long_size:
+        enc = BinaryEncoding(mv, byte_order, hints.long_size)
+        return Document(enc.format, _read_with(enc), {"t7": enc.describe()})
+    eight = _Reading.of(mv, byte_order, 8)
+    if not eight.enc.longs_read:  # the long size cannot matter
+        if eight.error is not None:
+            raise eight.error
+        return eight.document()
+    four = _Reading.of(mv, byte_order, 4)
+    if eight.objects is None and four.objects is None:
+        # The error of the reading that got further into the file (spec/t7.md#t7-detect).
+        assert eight.error is not None and four.error is not None
+        raise four.error if four.enc.pos > eight.enc.pos else eight.error
+    if four.objects is None:
+        return eight.document()
+    if eight.objects is None:
+        return four.document()
+    # Both read the whole stream: torch.save writes one object, so the reading that gives exactly one
+    # top-level object wins; if both do, the 8-byte one (every 64-bit build's).  The other reading is
+    # kept as a note of the description.
+    ones = [r for r in (eight, four) if len(r.objects or ()) == 1]
+    if not ones:
+        raise FormatError("ambiguous", None,
+                          f"the stream reads completely both with 8-byte longs ({len(eight.objects)} "
+                          f"objects) and with 4-byte longs ({len(four.objects)} objects), neither as the "
+                          f"one object torch.save writes; give the long size as a hint")
+    chosen = ones[0]
+    other = four if chosen is eight else eight
+    why = ("both readings give one object; 8 bytes is every 64-bit build's long" if len(ones) == 2 else
+           f"only {chosen.enc.long_size}-byte longs give the one object torch.save writes")
+    return chosen.document({"t7_long_size": {
+        "long_size": chosen.enc.long_size,
+        "why": why,
+        "other_reading": {"long_size": other.enc.long_size, "objects": len(other.objects or ()),
+                          "document": other.document()},
+    }})
