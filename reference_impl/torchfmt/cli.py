@@ -56,7 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        json.dump(desc, sys.stdout, indent=args.indent)
+        # One C-encoded string: json.dump's chunked Python encoder costs ten times the time, and the
+        # budgets bound the string (spec/canonical.md#canonical-node-budget).
+        text = json.dumps(desc, indent=args.indent)
+        del desc
+        sys.stdout.write(text)
         sys.stdout.write("\n")
         sys.stdout.flush()
     except BrokenPipeError:  # the reader of our output (``| head``) stopped early: not our error
