@@ -52,13 +52,16 @@ PersistentLoad = Callable[[Any, int], Any]
 
 #: The text grammars of spec/pickle.md#pickle-number-text, ASCII only.  INT and LONG take the forms
 #: CPython's picklers write (``repr``): CPython's two unpicklers read a leading zero, a ``+`` or a two-
-#: character ``-0``/``+1`` differently (C ``strtol`` base 0 makes ``010`` eight and ``+1`` True).
-_INT_TEXT = re.compile(rb"-?(0|[1-9][0-9]*)")
+#: character ``-0``/``+1`` differently (C ``strtol`` base 0 makes ``010`` eight and INT ``-0`` False).
+_INT_TEXT = re.compile(rb"0|-?[1-9][0-9]*")
 _LONG_TEXT = re.compile(rb"-?(0|[1-9][0-9]*)L?")
 _MEMO_TEXT = re.compile(rb"-?[0-9]+")
 #: FLOAT: what C ``_pickle`` (``PyOS_string_to_double``) reads: no space, ``_`` or hex.
 _FLOAT_TEXT = re.compile(rb"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)",
                          re.IGNORECASE)
+#: A high surrogate then a low one: two code points whose JSON escapes read back as one
+#: (spec/canonical.md#canonical-surrogates).
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _FLOAT_WORDS = re.compile(rb"[+-]?(inf|infinity|nan)", re.IGNORECASE)
 
 
@@ -242,9 +245,15 @@ class Machine:
 
     def text(self, raw: bytes | memoryview, encoding: str, errors: str = "strict") -> str:
         try:
-            return str(raw, encoding, errors)
+            s = str(raw, encoding, errors)
         except UnicodeDecodeError as e:
             raise self.fail("bad-value", f"text is not valid {encoding}: {e.reason}") from None
+        if errors == "surrogatepass" or encoding == "raw-unicode-escape":
+            pair = _SURROGATE_PAIR.search(s)
+            if pair:
+                raise self.fail("bad-value", f"a str holds the surrogate pair {quote(pair.group())}, whose "
+                                             "JSON escapes read back as one astral character")
+        return s
 
     def integer(self, raw: bytes, pattern: re.Pattern[bytes]) -> int:
         """A decimal argument: ASCII grammar first, then its digits (sign and ``L`` not counted) against
