@@ -4,8 +4,9 @@ every reference, strings whose JSON cannot be told apart, and the corners of the
 reader found silent (spec/pickle.md#pickle-number-text, #pickle-keys, #pickle-nesting, #pickle-limits,
 spec/canonical.md#canonical-node-budget, #canonical-surrogates).
 
-Every pickle sits in torch's zip container as ``archive/data.pkl`` without storages.  Reject cases only:
-the accept cases of this family (merged keys, NaN keys) take their expectation from torch's side.
+Every pickle sits in torch's zip container as ``archive/data.pkl`` without storages.  The accept cases
+(:data:`ACCEPTS`: merged keys, NaN keys, normal forms) are hostile but valid files torch 2.13's
+``weights_only`` loader reads; their expectation is torch's description of what it loads.
 """
 
 from __future__ import annotations
@@ -314,4 +315,123 @@ def hardening_cases() -> list[AdvCase]:
         ["pickle.md#pickle-globals", "canonical.md#canonical-reader-cli"],
         "GLOBAL whose module name is 60,000 characters: the one-line message quotes a short prefix",
     )
+    for name, body, feats, spec, how in ACCEPTS:
+        try:
+            out.append(
+                AdvCase(
+                    f"pt-zip/adv-hard-{name}",
+                    wrap.in_zip(a.program(body), drop=NO_STORAGE),
+                    [],
+                    BASE + ["pickle-protocol-2"] + feats,
+                    spec + ["pt-zip.md#pt-zip-data-pkl"],
+                    how,
+                    sources.zip_source(),
+                    GEN,
+                    category="accept",
+                )
+            )
+        except AssertionError:  # record.py before the differential harness's accept cases: reject cases only
+            break
     return out
+
+
+def _nan() -> bytes:
+    return pickle.BINFLOAT + struct.pack(">d", float("nan"))
+
+
+def _size(*dims: int) -> bytes:
+    return a.call(a.global_("torch", "Size"), a.tuple_(*(a.integer(d) for d in dims)))
+
+
+def _complex(real: bytes, imag: bytes | None = None) -> bytes:
+    args = (real,) if imag is None else (real, imag)
+    return a.call(a.global_("builtins", "complex"), *args)
+
+
+def _float(x: float) -> bytes:
+    return pickle.BINFLOAT + struct.pack(">d", x)
+
+
+#: Hostile but valid pickles torch 2.13's weights_only loader reads: (name, pickle body, features, spec,
+#: how).  Their expectation is torch's description of what it loads (torch_describe, in a sandbox).
+ACCEPTS: list[tuple[str, bytes, list[str], list[str], str]] = [
+    (
+        "key-tuple-then-size",
+        a.dict_((a.tuple_(a.integer(1), a.integer(2)), a.binunicode("a")), (_size(1, 2), a.binunicode("b"))),
+        ["pickle-dict", "pickle-key-merge", "pickle-reduce"],
+        ["pickle.md#pickle-keys"],
+        "{(1, 2): 'a', torch.Size([1, 2]): 'b'}: a torch.Size is a tuple equal to (1, 2), so the dict keeps "
+        "the first key object, the tuple, with the last value",
+    ),
+    (
+        "key-size-then-tuple",
+        a.dict_((_size(1, 2), a.binunicode("a")), (a.tuple_(a.integer(1), a.integer(2)), a.binunicode("b"))),
+        ["pickle-dict", "pickle-key-merge", "pickle-reduce"],
+        ["pickle.md#pickle-keys"],
+        "{torch.Size([1, 2]): 'a', (1, 2): 'b'}: one key, the first key object (the torch.Size) kept",
+    ),
+    (
+        "key-numbers-merge",
+        a.dict_(
+            (a.integer(1), a.integer(10)),
+            (_complex(_float(1.0), _float(0.0)), a.integer(11)),
+            (pickle.NEWTRUE, a.integer(12)),
+            (_float(1.0), a.integer(13)),
+        ),
+        ["pickle-dict", "pickle-key-merge", "pickle-reduce"],
+        ["pickle.md#pickle-keys"],
+        "{1: 10, complex(1, 0): 11, True: 12, 1.0: 13}: four equal keys, one item: the int key with value 13",
+    ),
+    (
+        "key-true-first",
+        a.dict_((pickle.NEWTRUE, a.integer(1)), (a.integer(1), a.integer(2))),
+        ["pickle-dict", "pickle-key-merge"],
+        ["pickle.md#pickle-keys"],
+        "{True: 1, 1: 2}: the bool key object is kept, with the value 2",
+    ),
+    (
+        "key-nan-twice",
+        a.dict_((_nan(), a.integer(1)), (_nan(), a.integer(2))),
+        ["pickle-dict", "pickle-key-merge", "pickle-float-special"],
+        ["pickle.md#pickle-keys"],
+        "two NaN keys from two BINFLOATs: NaN != NaN, so two items (a NaN key is valid)",
+    ),
+    (
+        "key-nan-memo",
+        pickle.EMPTY_DICT
+        + pickle.MARK
+        + _nan()
+        + a.put(0)
+        + a.integer(1)
+        + a.get(0)
+        + a.integer(2)
+        + pickle.SETITEMS,
+        ["pickle-dict", "pickle-key-merge", "pickle-float-special", "pickle-memo"],
+        ["pickle.md#pickle-keys"],
+        "one NaN object stored in the memo and used as a key twice: Python finds the same object, one item "
+        "with the value 2",
+    ),
+    (
+        "set-numbers-merge",
+        a.call(
+            a.global_("builtins", "set"), a.list_(a.integer(1), _float(1.0), pickle.NEWTRUE, a.integer(2))
+        ),
+        ["pickle-set", "pickle-key-merge", "pickle-reduce"],
+        ["pickle.md#pickle-keys"],
+        "set([1, 1.0, True, 2]): the set keeps the first of the equal items, {1, 2}",
+    ),
+    (
+        "size-of-a-list",
+        a.call(a.global_("torch", "Size"), a.list_(a.integer(3), a.integer(4))),
+        ["pickle-reduce"],
+        ["pickle.md#pickle-rebuild", "canonical.md#canonical-pt-values"],
+        "torch.Size([3, 4]) called with a list: its normal form has the tuple (3, 4)",
+    ),
+    (
+        "complex-of-an-int",
+        _complex(a.integer(2)),
+        ["pickle-reduce"],
+        ["pickle.md#pickle-rebuild", "canonical.md#canonical-pt-values"],
+        "complex(2): its normal form has the float parts [2.0, 0.0]",
+    ),
+]
