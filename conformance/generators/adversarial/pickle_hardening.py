@@ -161,7 +161,7 @@ def hardening_cases() -> list[AdvCase]:
         _text_line(pickle.INT, b"010"),
         ["bad-value"],
         ["pickle-protocol-0", "adv-number-text"],
-        numbers,
+        numbers + ["pickle.md#pickle-weights-only"],
         "INT 010: C _pickle (strtol, base 0) reads 8, pickle.py refuses it; the spec takes neither",
         protocol=-1,
     )
@@ -170,7 +170,7 @@ def hardening_cases() -> list[AdvCase]:
         _text_line(pickle.INT, b"-0"),
         ["bad-value"],
         ["pickle-protocol-0", "adv-number-text"],
-        numbers,
+        numbers + ["pickle.md#pickle-weights-only"],
         "INT -0: C _pickle reads False (any 2-character text worth 0), pickle.py reads 0",
         protocol=-1,
     )
@@ -179,7 +179,7 @@ def hardening_cases() -> list[AdvCase]:
         _text_line(pickle.FLOAT, b"1e999"),
         ["bad-value"],
         ["pickle-protocol-0", "adv-number-text"],
-        numbers,
+        numbers + ["pickle.md#pickle-weights-only"],
         "FLOAT 1e999: C _pickle raises OverflowError (pickle.py would read inf)",
         protocol=-1,
     )
