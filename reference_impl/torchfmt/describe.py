@@ -191,7 +191,9 @@ class _Describer:
 
     def _count_text(self, v: str | bytes | bytearray) -> None:
         """Count the JSON bytes this occurrence writes (spec/canonical.md#canonical-node-budget)."""
-        if isinstance(v, str):
+        if isinstance(v, str) and len(v) < 256:  # cheaper to escape again than to cache
+            n = json_text_size(v)
+        elif isinstance(v, str):
             n = self.texts.get(id(v))
             if n is None:
                 n = self.texts[id(v)] = json_text_size(v)

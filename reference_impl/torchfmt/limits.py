@@ -26,7 +26,7 @@ class Limit:
 #: VALUE nodes a description may hold (the pickle machine measures a finished value against it too).
 #: With TEXT_BUDGET and PICKLE_OPCODES it bounds a reader's time and memory: the reference reader
 #: answers any file of up to 16 MB within 10 s and 2 GiB (spec/canonical.md#canonical-node-budget).
-NODE_BUDGET = Limit("NODE_BUDGET", 1_000_000,
+NODE_BUDGET = Limit("NODE_BUDGET", 500_000,
                     ("canonical.md#canonical-node-budget", "pickle.md#pickle-limits"),
                     "VALUE nodes of a description")
 #: Bytes of JSON text the str and bytes values of a description write (escapes and quotes included),

@@ -9,7 +9,7 @@ emits with them, and the pickle machine measures a finished value with them
 from __future__ import annotations
 
 import collections
-import json
+from json.encoder import encode_basestring_ascii  # the C escaper json.dumps uses
 from typing import Any
 
 from .model import (
@@ -53,8 +53,6 @@ def children(v: Any) -> list[Any]:
 
 
 def json_text_size(s: str) -> int:
-    """Bytes of ``s`` written as an ASCII JSON string (spec/canonical.md#canonical-node-budget): a
-    non-ASCII code point is a 6-byte escape, one outside the BMP two of them."""
-    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
-        return len(s) + 2
-    return len(json.dumps(s))
+    """Bytes of ``s`` as an ASCII JSON string, quotes included (spec/canonical.md#canonical-node-budget):
+    a non-ASCII code point is a 6-byte escape, one outside the BMP two of them."""
+    return len(encode_basestring_ascii(s))

@@ -248,13 +248,13 @@ def hardening_cases() -> list[AdvCase]:
     inner = pickle.MARK + pickle.NONE * 1_000 + pickle.TUPLE + a.put(0) + pickle.POP
     case(
         "node-bomb-tuples",
-        inner + pickle.MARK + a.get(0) * 1_001 + pickle.TUPLE,
+        inner + pickle.MARK + a.get(0) * 501 + pickle.TUPLE,
         ["limit-exceeded"],
         ["adv-expansion-bomb"],
         budget + ["pickle.md#pickle-limits"],
-        "a tuple of 1,000 Nones referenced 1,001 times by another tuple: tuples are written in full at "
-        "every occurrence, 1,002,002 nodes, past the 1,000,000-node budget",
-        why="the description would hold 1,002,002 nodes for a 3 KB file (node budget)",
+        "a tuple of 1,000 Nones referenced 501 times by another tuple: tuples are written in full at "
+        "every occurrence, 501,502 nodes, past the 500,000-node budget",
+        why="the description would hold 501,502 nodes for a 2 KB file (node budget)",
     )
     # -- strings whose JSON cannot be told apart
     case(

@@ -248,7 +248,7 @@ class Machine:
             s = str(raw, encoding, errors)
         except UnicodeDecodeError as e:
             raise self.fail("bad-value", f"text is not valid {encoding}: {e.reason}") from None
-        if errors == "surrogatepass" or encoding == "raw-unicode-escape":
+        if not s.isascii() and (errors == "surrogatepass" or encoding == "raw-unicode-escape"):
             pair = _SURROGATE_PAIR.search(s)
             if pair:
                 raise self.fail("bad-value", f"a str holds the surrogate pair {quote(pair.group())}, whose "
@@ -271,8 +271,8 @@ class Machine:
         spec/pickle.md#pickle-nesting), refused past the depth limit *before* the container is made:
         making a frozenset, or using a tuple as a dict key or set item, hashes and compares it
         recursively in C, which a million-deep tuple would crash."""
-        nest = self.nest
-        depth = 1 + max([nest.get(id(x), 0) for x in items], default=0)
+        get = self.nest.get
+        depth = 1 + max([get(id(x), 0) for x in items], default=0)
         if depth > self.limits.max_depth:
             raise self.fail("limit-exceeded", f"tuples/frozensets nest deeper than {self.limits.max_depth}")
         return depth
@@ -408,9 +408,9 @@ def _put(m: Machine, key: int) -> None:
 
 def _tuple_n(n: int) -> Callable[[Machine, Any], None]:
     def op(m: Machine, _: Any) -> None:
-        items = m.stack[-n:]
-        del m.stack[-n:]
-        m.push(m.tuple_of(items))
+        stack = m.stack
+        items = stack[-n:]
+        stack[-n:] = [m.tuple_of(items)]
     return op
 
 
@@ -695,10 +695,11 @@ def _text(v: Any, cache: dict[int, int]) -> int:
         return 2 * len(v) + 2
     if not isinstance(v, str):
         return 0
+    if len(v) < 256:  # cheaper to escape again than to cache
+        return json_text_size(v)
     n = cache.get(id(v))
     if n is None:
-        n = json_text_size(v)
-        cache[id(v)] = n
+        n = cache[id(v)] = json_text_size(v)
     return n
 
 
