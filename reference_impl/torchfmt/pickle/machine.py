@@ -56,9 +56,6 @@ PersistentLoad = Callable[[Any, int], Any]
 _INT_TEXT = re.compile(rb"0|-?[1-9][0-9]*")
 _LONG_TEXT = re.compile(rb"-?(0|[1-9][0-9]*)L?")
 _MEMO_TEXT = re.compile(rb"-?[0-9]+")
-#: FLOAT: what C ``_pickle`` (``PyOS_string_to_double``) reads: no space, ``_`` or hex.
-_FLOAT_TEXT = re.compile(rb"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)",
-                         re.IGNORECASE)
 #: A high surrogate then a low one: two code points whose JSON escapes read back as one
 #: (spec/canonical.md#canonical-surrogates).
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
@@ -382,12 +379,31 @@ def _string(m: Machine, raw: bytes) -> None:
 def _float(m: Machine, raw: bytes) -> None:
     """FLOAT: C ``_pickle``'s grammar; a decimal that overflows to an infinity is refused, as C
     ``_pickle`` refuses it (spec/pickle.md#pickle-number-text)."""
-    if not _FLOAT_TEXT.fullmatch(raw):
+    if not _float_syntax(raw):
         raise m.fail("bad-value", f"{quote(raw)} is not a float literal in the spec's grammar")
     value = float(raw)
     if math.isinf(value) and not _FLOAT_WORDS.fullmatch(raw):
         raise m.fail("bad-value", f"{quote(raw)} overflows a double")
     m.push(value)
+
+
+_FLOAT_WORDS_LOWER = (b"inf", b"infinity", b"nan")
+
+
+def _float_syntax(raw: bytes) -> bool:
+    """FLOAT's grammar, what C ``_pickle`` (``PyOS_string_to_double``) reads: ``[+-]?`` then
+    ``inf``/``infinity``/``nan`` in any case, or ASCII digits with an optional point and exponent
+    (``1.``, ``.5``, ``2E-3``); no space, ``_`` or hex (spec/pickle.md#pickle-number-text).  Byte
+    methods, linear in the text: a regular expression backtracks on a long run of digits."""
+    body = raw[1:] if raw[:1] in (b"+", b"-") else raw
+    low = body.lower()
+    if low in _FLOAT_WORDS_LOWER:
+        return True
+    mantissa, e, exponent = low.partition(b"e")
+    if e and not (exponent[1:] if exponent[:1] in (b"+", b"-") else exponent).isdigit():
+        return False
+    whole, _, fraction = mantissa.partition(b".")
+    return bool(whole or fraction) and (not whole or whole.isdigit()) and (not fraction or fraction.isdigit())
 
 
 def _long(m: Machine, raw: memoryview) -> None:
