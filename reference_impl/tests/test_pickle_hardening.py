@@ -7,8 +7,10 @@ Files that would crash a process run in a subprocess; nothing here times anythin
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import pickle
+import re
 import struct
 import subprocess
 import sys
@@ -21,7 +23,7 @@ from torchfmt.describe import describe_document
 from torchfmt.errors import FormatError, quote
 from torchfmt.limits import INT_DIGITS, NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH
 from torchfmt.model import Document, KeyedObject
-from torchfmt.pickle.machine import Limits, Machine
+from torchfmt.pickle.machine import Limits, Machine, _float_syntax
 from torchfmt.walk import json_text_size
 
 REFERENCE = Path(__file__).resolve().parents[1]
@@ -130,6 +132,24 @@ def test_float_text_c_pickle_refuses_is_bad_value(text: str) -> None:
     assert error(b"F" + text.encode() + b"\n.").code == "bad-value"
     with pytest.raises((ValueError, OverflowError)):
         pickle.loads(b"F" + text.encode() + b"\n.")  # C _pickle refuses it too
+
+
+#: FLOAT's grammar as spec/pickle.md#pickle-number-text writes it.
+FLOAT_GRAMMAR = re.compile(rb"[+-]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.I)
+
+
+def test_float_syntax_is_the_spec_grammar() -> None:
+    alphabet = [b"1", b"0", b".", b"e", b"E", b"+", b"-", b"x", b"i", b"n", b"f", b"a", b" ", b"_", b"\xd9"]
+    for n in range(5):
+        for chars in itertools.product(alphabet, repeat=n):
+            text = b"".join(chars)
+            assert _float_syntax(text) == bool(FLOAT_GRAMMAR.fullmatch(text)), text
+    for word in (b"Infinity", b"-INF", b"+nan", b"infinit", b"nanx", b"infinityy"):
+        assert _float_syntax(word) == bool(FLOAT_GRAMMAR.fullmatch(word)), word
+
+
+def test_a_16_mb_float_text_that_ends_badly_is_bad_value() -> None:
+    assert error(b"F" + b"1" * 16_000_000 + b"x\n.").code == "bad-value"
 
 
 def test_explicit_proto_0_declares_protocol_1() -> None:
