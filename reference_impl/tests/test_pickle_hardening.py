@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from torchfmt import cli
 from torchfmt.describe import describe_document
 from torchfmt.errors import FormatError, quote
 from torchfmt.limits import INT_DIGITS, NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH
@@ -241,3 +242,18 @@ def test_quote_is_short_escaped_and_never_recurses() -> None:
 def test_unsafe_global_message_is_one_line_and_names_inert() -> None:
     e = error(b"c" + b"m" * 100_000 + b"\nx\n.")
     assert e.code == "unsafe-global" and len(e.line()) < 300 and "--inert" in e.line()
+
+
+def test_a_reader_bug_is_still_one_line(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    deep: Any = ()
+    for _ in range(100_000):
+        deep = (deep,)
+
+    def broken(*args: Any, **kw: Any) -> None:
+        raise ValueError(deep)
+
+    monkeypatch.setattr(cli, "describe", broken)
+    assert cli.main(["dump", "/dev/null"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("internal-error: ValueError") and err.count("\n") == 1
