@@ -257,3 +257,19 @@ def test_a_reader_bug_is_still_one_line(monkeypatch: pytest.MonkeyPatch,
     assert cli.main(["dump", "/dev/null"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("internal-error: ValueError") and err.count("\n") == 1
+
+
+def test_calls_handed_a_memoized_list_again_and_again_are_refused() -> None:
+    big = b"](" + b"K\x07" * 1_000 + b"eq\x000"  # a 1,000-item list in memo 0
+    call = b"c__builtin__\nset\nh\x00\x85R0"  # set(memo 0), discarded
+    limits = Limits(max_call_work=50_000)
+    assert run(b"\x80\x02" + big + call * 40 + b"N.", limits=limits) is None
+    assert error(b"\x80\x02" + big + call * 60 + b"N.", limits=limits).code == "limit-exceeded"
+
+
+def test_build_state_counts_as_call_work() -> None:
+    keys = b"".join(b"X\x01\x00\x00\x00" + bytes([97 + i]) + b"N" for i in range(26))
+    state = b"}(" + keys + b"uq\x000"
+    od = b"ccollections\nOrderedDict\n)R"
+    limits = Limits(max_call_work=500)
+    assert error(b"\x80\x02" + state + (od + b"h\x00b0") * 30 + b"N.", limits=limits).code == "limit-exceeded"

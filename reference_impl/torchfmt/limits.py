@@ -36,6 +36,12 @@ TEXT_BUDGET = Limit("TEXT_BUDGET", 1 << 28, ("canonical.md#canonical-node-budget
 #: Opcodes one pickle may run (a POP-and-push loop builds nothing, yet costs time).
 PICKLE_OPCODES = Limit("PICKLE_OPCODES", 2_000_000, ("pickle.md#pickle-limits",),
                        "opcodes one pickle runs")
+#: Items the pickle's calls (allowed callables, BUILD) are handed, over a whole pickle: each item of a
+#: container argument and of the containers inside it, a str or bytes argument one per 64 units.  A
+#: call's work grows with its arguments, and the memo lets a small file hand the same big list to a
+#: call again and again.
+CALL_WORK = Limit("CALL_WORK", 1 << 23, ("pickle.md#pickle-limits",),
+                  "items handed to a pickle's calls and BUILDs (text: one per 64 units)")
 #: Nesting of a finished pickle value, the top value at depth 1.
 VALUE_DEPTH = Limit("VALUE_DEPTH", 1_000, ("canonical.md#canonical-node-budget", "pickle.md#pickle-limits"),
                     "nesting depth of a finished pickle value")
@@ -57,5 +63,5 @@ VIEW_ELEMENTS = Limit("VIEW_ELEMENTS", 1 << 24, ("pickle.md#pickle-limits", "t7.
                       "logical elements of a view that addresses more elements than its storage holds")
 
 #: Every limit, in the order of spec/canonical.md's table.
-LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, PICKLE_OPCODES, INT_BYTES,
-                             INT_DIGITS, T7_DEPTH, T7_NDIM, VIEW_ELEMENTS)
+LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, PICKLE_OPCODES, CALL_WORK,
+                             INT_BYTES, INT_DIGITS, T7_DEPTH, T7_NDIM, VIEW_ELEMENTS)

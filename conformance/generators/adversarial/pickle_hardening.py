@@ -256,6 +256,26 @@ def hardening_cases() -> list[AdvCase]:
         "every occurrence, 501,502 nodes, past the 500,000-node budget",
         why="the description would hold 501,502 nodes for a 2 KB file (node budget)",
     )
+    # -- calls handed one memoized list again and again (each call a few bytes, its work the list's length)
+    big = (
+        pickle.EMPTY_LIST
+        + pickle.MARK
+        + (pickle.BININT1 + b"\x07") * 40_000
+        + pickle.APPENDS
+        + a.put(0)
+        + pickle.POP
+    )
+    setg = a.global_("builtins", "set") + a.put(1) + pickle.POP
+    call = a.get(1) + a.get(0) + pickle.TUPLE1 + pickle.REDUCE + pickle.POP
+    case(
+        "call-work-bomb",
+        big + setg + call * 50_000 + pickle.NONE,
+        ["limit-exceeded"],
+        ["adv-expansion-bomb", "pickle-set", "pickle-reduce"],
+        ["pickle.md#pickle-limits"],
+        "a 40,000-item list in the memo handed to set() 50,000 times (each call 7 bytes, its result "
+        "discarded): 2 billion items of work from a 430 KB file, past the call-work limit",
+    )
     # -- strings whose JSON cannot be told apart
     case(
         "surrogate-pair-str",

@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError, quote
-from ..limits import INT_BYTES, INT_DIGITS, NODE_BUDGET, OPEN_MARKS, PICKLE_OPCODES, TEXT_BUDGET, VALUE_DEPTH
+from ..limits import (
+    CALL_WORK,
+    INT_BYTES,
+    INT_DIGITS,
+    NODE_BUDGET,
+    OPEN_MARKS,
+    PICKLE_OPCODES,
+    TEXT_BUDGET,
+    VALUE_DEPTH,
+)
 from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 from ..walk import SHAREABLE, children, json_text_size
@@ -40,6 +49,7 @@ class Limits:
     max_nodes: int = NODE_BUDGET.value  # description nodes the finished value would need
     max_text: int = TEXT_BUDGET.value  # JSON bytes the description's str and bytes values would write
     max_opcodes: int = PICKLE_OPCODES.value  # opcodes one pickle may run
+    max_call_work: int = CALL_WORK.value  # items handed to calls and BUILDs, over a pickle
     max_int_bytes: int = INT_BYTES.value  # bytes of a LONG1/LONG4 integer
     max_int_digits: int = INT_DIGITS.value  # digits of a decimal INT/LONG/GET/PUT argument
 
@@ -123,6 +133,7 @@ class Machine:
         self.memo: dict[int, Any] = {}
         self.nest: dict[int, int] = {}  # id -> nesting of each tuple/frozenset made
         self.made: list[Any] = []  # keeps them alive so their ids stay theirs
+        self.work = 0  # items handed to calls and BUILDs so far (CALL_WORK)
         self.proto: int | None = None
         self.done = False
         self.pos = start
@@ -305,6 +316,7 @@ class Machine:
             raise self.fail("bad-pickle", f"{via} on a {type(func).__name__}, not a global")
         if type(args) is not tuple:
             raise self.fail("bad-pickle", f"{via} arguments must be a tuple, not {type(args).__name__}")
+        self.charge(args)
         entry = lookup(func.module, func.name, self.scopes)
         if entry is None:
             return OpaqueObject(f"{func.module}.{func.name}", [*args, kwargs] if kwargs else list(args))
@@ -318,6 +330,22 @@ class Machine:
         if type(result) in (tuple, frozenset):
             self.made_hashable(result, self.nesting(result))
         return result
+
+    def charge(self, args: Any) -> None:
+        """Count what a call or BUILD is handed against ``max_call_work`` (spec/pickle.md#pickle-limits):
+        the items of ``args`` and of the containers inside it, text one per 64 units.  Each count is
+        added before the next, longer one is taken, so the counting itself stays within the budget."""
+        self.work += 1 + _weight(args)
+        if self.work <= self.limits.max_call_work and type(args) in _CONTAINERS:
+            for a in args.values() if isinstance(args, dict) else args:
+                self.work += _weight(a)
+                if self.work > self.limits.max_call_work:
+                    break
+                if type(a) in _CONTAINERS:
+                    self.work += sum(map(_weight, a.values() if isinstance(a, dict) else a))
+        if self.work > self.limits.max_call_work:
+            raise self.fail("limit-exceeded", f"the pickle's calls are handed more than "
+                                              f"{self.limits.max_call_work} items")
 
     def call_context(self) -> Call:
         """What a handler may know: offset, mode, and how to apply another allowed callable."""
@@ -338,6 +366,7 @@ class Machine:
 
     def build(self, inst: Any, state: Any) -> None:
         """BUILD: only on opaque objects, OrderedDicts (attributes) and tensors (legacy state)."""
+        self.charge(state)
         if isinstance(inst, OpaqueObject):
             if inst.state is not None:
                 raise self.fail("bad-pickle", f"a second BUILD on {inst.class_name}")
@@ -700,6 +729,18 @@ def measure(value: Any, limits: Limits, where: int | None) -> None:
 
 
 _TEXTS = frozenset({str, bytes, bytearray})
+_CONTAINERS = frozenset({list, tuple, set, frozenset, dict, collections.OrderedDict})
+
+
+def _weight(v: Any) -> int:
+    """What handing ``v`` to a call costs at its own level: its length (text: one per 64 units)."""
+    t = type(v)
+    if t in _CONTAINERS:
+        return len(v)
+    if t in _TEXTS:
+        return len(v) >> 6
+    return 0
+
 #: Values that are one node and hold nothing.
 _LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage})
 _Size = tuple[int, int, int]  # (nodes, depth, text) of an immutable container, shared values as refs
