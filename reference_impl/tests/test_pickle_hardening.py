@@ -273,3 +273,20 @@ def test_build_state_counts_as_call_work() -> None:
     od = b"ccollections\nOrderedDict\n)R"
     limits = Limits(max_call_work=500)
     assert error(b"\x80\x02" + state + (od + b"h\x00b0") * 30 + b"N.", limits=limits).code == "limit-exceeded"
+
+
+def test_views_of_one_storage_are_bounded_before_anything_is_hashed() -> None:
+    from torchfmt import limits
+    from torchfmt.dtypes import BY_NAME
+    from torchfmt.model import Storage, Tensor
+
+    s = Storage(BY_NAME["float32"], 1_000_000)
+    views = [Tensor(BY_NAME["float32"], (1_000_000,), (1,), 0, s) for _ in range(4 + 17)]
+    with pytest.raises(FormatError) as e:
+        describe_document(Document("pt-zip", [views]))
+    assert e.value.code == "limit-exceeded"
+    fits = 4 + limits.VIEW_ELEMENTS.value // 1_000_000
+    s2 = Storage(BY_NAME["float32"], 1_000_000)
+    ok = describe_document(Document("pt-zip", [[Tensor(BY_NAME["float32"], (1_000_000,), (1,), 0, s2)
+                                                 for _ in range(fits)]]))
+    assert len(ok["objects"][0]["items"]) == fits

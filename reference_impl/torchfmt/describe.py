@@ -78,6 +78,9 @@ class _Describer:
         self.text = 0
         self.texts: dict[int, int] = {}  # JSON bytes of each str, by id
         self.hexes: dict[int, str] = {}  # one hex string per bytes value, however often it is written
+        self.view_elements = 0  # logical elements of the tensors met, each once (VIEW_FACTOR)
+        self.storage_elements = 0  # elements of their storages, each once
+        self.storage_ids_seen: set[int] = set()
 
     # -- pass 1: count references -------------------------------------------------------------
     def count(self, value: Any) -> None:
@@ -92,7 +95,23 @@ class _Describer:
                 if self.seen[id(v)] > 1:
                     continue
                 self.keep.append(v)
+                if isinstance(v, Tensor) and v.storage is not None:
+                    self._count_view(v)
             stack.extend(children(v))
+
+    def _count_view(self, t: Tensor) -> None:
+        """Tensors hash their logical elements: together at most VIEW_FACTOR times their storages'
+        elements plus VIEW_ELEMENTS (spec/canonical.md#canonical-node-budget), checked before any hash."""
+        assert t.storage is not None
+        self.view_elements += 0 if t.lua and not t.shape else math.prod(t.shape)
+        if id(t.storage) not in self.storage_ids_seen:
+            self.storage_ids_seen.add(id(t.storage))
+            self.storage_elements += t.storage.numel
+        factor = limits.VIEW_FACTOR.value
+        if self.view_elements > factor * self.storage_elements + limits.VIEW_ELEMENTS.value:
+            raise FormatError("limit-exceeded", None,
+                              f"the tensors hold {self.view_elements} elements, more than {factor} times "
+                              f"their storages' {self.storage_elements} plus {limits.VIEW_ELEMENTS.value}")
 
     # -- pass 2: emit ---------------------------------------------------------------------------
     def storage_id(self, s: Storage) -> str:

@@ -62,6 +62,12 @@ T7_NDIM = Limit("T7_NDIM", 64, ("t7.md#t7-tensor",), "dimensions of a .t7 tensor
 VIEW_ELEMENTS = Limit("VIEW_ELEMENTS", 1 << 24, ("pickle.md#pickle-limits", "t7.md#t7-limits"),
                       "logical elements of a view that addresses more elements than its storage holds")
 
+#: The logical elements all tensors of a description hold together, as a multiple of the elements of
+#: their storages (plus VIEW_ELEMENTS): each tensor's hash reads its elements, and a small file can make
+#: a hundred thousand views of one big storage.
+VIEW_FACTOR = Limit("VIEW_FACTOR", 4, ("canonical.md#canonical-node-budget",),
+                    "times their storages' elements the tensors of a description hold (plus VIEW_ELEMENTS)")
+
 #: Every limit, in the order of spec/canonical.md's table.
 LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, PICKLE_OPCODES, CALL_WORK,
-                             INT_BYTES, INT_DIGITS, T7_DEPTH, T7_NDIM, VIEW_ELEMENTS)
+                             INT_BYTES, INT_DIGITS, T7_DEPTH, T7_NDIM, VIEW_ELEMENTS, VIEW_FACTOR)

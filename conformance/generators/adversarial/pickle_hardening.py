@@ -15,7 +15,7 @@ import pickle
 import struct
 
 from . import assemble as a
-from . import sources, wrap
+from . import rawzip, sources, wrap
 from .record import AdvCase
 
 GEN = "pickle_hardening.py"
@@ -276,6 +276,24 @@ def hardening_cases() -> list[AdvCase]:
         "a 40,000-item list in the memo handed to set() 50,000 times (each call 7 bytes, its result "
         "discarded): 2 billion items of work from a 430 KB file, past the call-work limit",
     )
+    # -- many tensor views of one storage: each tensor's hash reads its elements
+    out.append(
+        AdvCase(
+            "pt-zip/adv-hard-view-hash-bomb",
+            _views_of_one_storage(16_384, 1_200),
+            ["limit-exceeded"],
+            BASE + ["pickle-protocol-2", "adv-expansion-bomb", "pickle-persistent-id"],
+            ["canonical.md#canonical-node-budget", "pt-zip.md#pt-zip-data-pkl"],
+            "1,200 distinct tensors, each a full view of one 16,384-element storage (64 KiB): 19.7 million "
+            "elements to hash, more than 4 times the storage's plus 16,777,216; a hundred thousand such "
+            "views of a 4 MB storage (a 10 MB file) would hash 400 GB",
+            sources.zip_source(),
+            GEN,
+            why_stricter="each tensor's description holds a hash of its elements: the spec bounds what the "
+            "views of a description hold together, so that a small file cannot make a reader hash "
+            "without end (torch builds the views without reading them)",
+        )
+    )
     # -- strings whose JSON cannot be told apart
     case(
         "surrogate-pair-str",
@@ -353,6 +371,38 @@ def hardening_cases() -> list[AdvCase]:
         except AssertionError:  # record.py before the differential harness's accept cases: reject cases only
             break
     return out
+
+
+def _views_of_one_storage(numel: int, views: int) -> bytes:
+    """torch's zip members with storage ``0`` of ``numel`` float32 zeros and a list of ``views`` distinct
+    ``_rebuild_tensor_v2`` tensors, each viewing all of it (the function and the storage's persistent id
+    memoized by the first, fetched by the others: opcodes torch's loader runs)."""
+    rest = (
+        a.integer(0)
+        + a.tuple_(a.binint(numel))
+        + a.tuple_(a.integer(1))
+        + pickle.NEWFALSE
+        + a.ordered_dict()
+        + pickle.TUPLE
+        + pickle.REDUCE
+    )
+    first = (
+        a.global_("torch._utils", "_rebuild_tensor_v2")
+        + a.put(1)
+        + pickle.MARK
+        + a.storage_pid("FloatStorage", "0", "cpu", numel)
+        + a.put(2)
+        + rest
+    )
+    one = a.get(1) + pickle.MARK + a.get(2) + rest
+    pkl = a.program(pickle.EMPTY_LIST + pickle.MARK + first + one * (views - 1) + pickle.APPENDS)
+    members = [m for m in sources.zip_members() if not m.name.endswith("/data/1")]
+    for m in members:
+        if m.name.endswith("/data/0"):
+            m.data = b"\0" * (4 * numel)
+        elif m.name.endswith("/data.pkl"):
+            m.data = pkl
+    return rawzip.build(members)
 
 
 def _nan() -> bytes:
