@@ -15,7 +15,7 @@ import sys
 from typing import TextIO
 
 from . import describe
-from .errors import FormatError, Unsupported
+from .errors import FormatError, Unsupported, quote
 from .t7.encodings import Hints
 
 
@@ -76,6 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     except (MemoryError, RecursionError) as e:
         print(f"internal-error: {type(e).__name__} (a reader bug: limits are checked before this)",
               file=sys.stderr)
+        return 3
+    except Exception as e:  # a reader bug: one line all the same (spec/canonical.md#canonical-reader-cli)
+        what = quote(e.args[0]) if e.args else ""  # never str(e): its repr of a file's value may recurse
+        print(f"internal-error: {type(e).__name__}: {what} (a reader bug)", file=sys.stderr)
         return 3
     # A description nests about three JSON containers per level of the file's nesting (bounded by
     # the readers' depth limits); the encoder recurses once per container.

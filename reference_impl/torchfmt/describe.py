@@ -32,9 +32,11 @@ from .model import (
     Tensor,
     TorchObject,
 )
-from .walk import SHAREABLE, children
+from .walk import SHAREABLE, children, json_text_size
 
 DESCRIPTION_VERSION = 0
+#: Values that hold nothing and are never shared: the count pass ticks them and moves on.
+_LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global})
 _HASH_CHUNK = 1 << 26
 
 
@@ -74,6 +76,11 @@ class _Describer:
         self.storages: dict[str, dict[str, Any]] = {}
         self.nodes = 0
         self.text = 0
+        self.texts: dict[int, int] = {}  # JSON bytes of each str, by id
+        self.hexes: dict[int, str] = {}  # one hex string per bytes value, however often it is written
+        self.view_elements = 0  # logical elements of the tensors met, each once (VIEW_FACTOR)
+        self.storage_elements = 0  # elements of their storages, each once
+        self.storage_ids_seen: set[int] = set()
 
     # -- pass 1: count references -------------------------------------------------------------
     def count(self, value: Any) -> None:
@@ -81,12 +88,30 @@ class _Describer:
         while stack:
             v = stack.pop()
             self._tick()
+            if type(v) in _LEAVES:
+                continue
             if isinstance(v, SHAREABLE):
                 self.seen[id(v)] += 1
                 if self.seen[id(v)] > 1:
                     continue
                 self.keep.append(v)
+                if isinstance(v, Tensor) and v.storage is not None:
+                    self._count_view(v)
             stack.extend(children(v))
+
+    def _count_view(self, t: Tensor) -> None:
+        """Tensors hash their logical elements: together at most VIEW_FACTOR times their storages'
+        elements plus VIEW_ELEMENTS (spec/canonical.md#canonical-node-budget), checked before any hash."""
+        assert t.storage is not None
+        self.view_elements += 0 if t.lua and not t.shape else math.prod(t.shape)
+        if id(t.storage) not in self.storage_ids_seen:
+            self.storage_ids_seen.add(id(t.storage))
+            self.storage_elements += t.storage.numel
+        factor = limits.VIEW_FACTOR.value
+        if self.view_elements > factor * self.storage_elements + limits.VIEW_ELEMENTS.value:
+            raise FormatError("limit-exceeded", None,
+                              f"the tensors hold {self.view_elements} elements, more than {factor} times "
+                              f"their storages' {self.storage_elements} plus {limits.VIEW_ELEMENTS.value}")
 
     # -- pass 2: emit ---------------------------------------------------------------------------
     def storage_id(self, s: Storage) -> str:
@@ -110,6 +135,11 @@ class _Describer:
                               f"description would exceed {limits.NODE_BUDGET.value} nodes")
 
     def emit(self, v: Any) -> dict[str, Any]:
+        t = type(v)
+        if t is int:
+            return {"type": "int", "value": str(v)}
+        if t is float:
+            return {"type": "float", "value": format_float(v)}
         if isinstance(v, SHAREABLE) and self.seen[id(v)] > 1:
             if id(v) in self.ids:
                 return {"type": "ref", "id": self.ids[id(v)]}
@@ -132,14 +162,15 @@ class _Describer:
         if isinstance(v, float):
             return {"type": "float", "value": format_float(v)}
         if isinstance(v, (str, bytes, bytearray)):
-            self.text += len(v)
-            if self.text > limits.TEXT_BUDGET.value:
-                raise FormatError("limit-exceeded", None,
-                                  f"description would exceed {limits.TEXT_BUDGET.value} units of text")
+            self._count_text(v)
         if isinstance(v, str):
             return {"type": "str", "value": v}
         if isinstance(v, (bytes, bytearray)):
-            return {"type": "bytes", "hex": bytes(v).hex()}
+            hexed = self.hexes.get(id(v))
+            if hexed is None:
+                hexed = self.hexes[id(v)] = bytes(v).hex()
+                self.keep.append(v)
+            return {"type": "bytes", "hex": hexed}
         if isinstance(v, list):
             return {"type": "list", "items": [self.emit(x) for x in v]}
         if isinstance(v, tuple):
@@ -176,6 +207,22 @@ class _Describer:
             return {"type": "object", "class": v.class_name, "args": [self.emit(x) for x in v.args],
                     "state": None if v.state is None else self.emit(v.state)}
         raise TypeError(f"no canonical form for {type(v).__name__}")
+
+    def _count_text(self, v: str | bytes | bytearray) -> None:
+        """Count the JSON bytes this occurrence writes (spec/canonical.md#canonical-node-budget)."""
+        if isinstance(v, str) and len(v) < 256:  # cheaper to escape again than to cache
+            n = json_text_size(v)
+        elif isinstance(v, str):
+            n = self.texts.get(id(v))
+            if n is None:
+                n = self.texts[id(v)] = json_text_size(v)
+                self.keep.append(v)
+        else:
+            n = 2 * len(v) + 2
+        self.text += n
+        if self.text > limits.TEXT_BUDGET.value:
+            raise FormatError("limit-exceeded", None,
+                              f"description would exceed {limits.TEXT_BUDGET.value} bytes of JSON text")
 
     def _tensor(self, t: Tensor) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -7,6 +7,8 @@ A feature the reader knows but does not support is :class:`Unsupported` (exit st
 
 from __future__ import annotations
 
+from typing import Any
+
 #: The closed set of error codes, each with the meaning the spec gives it.  spec/canonical.md's table
 #: is checked against this mapping; case expectations may only use these names.
 ERROR_CODES: dict[str, str] = {
@@ -21,7 +23,7 @@ ERROR_CODES: dict[str, str] = {
     "bad-pickle": "a malformed pickle program: stack underflow, MARK misuse, wrong argument types, no STOP",
     "unsafe-global": "a pickle global outside the spec's allowlist",
     "bad-container": "a zip or tar container that breaks its invariants (names, sizes, duplicates, flags)",
-    "bad-value": "a value of the wrong type or outside its domain (unknown dtype, bad UTF-8, NaN key)",
+    "bad-value": "a value of the wrong type or outside its domain (unknown dtype, bad UTF-8, bad number)",
     "limit-exceeded": "a reader resource limit (nesting depth, node count, element count) was reached",
     "ambiguous": "the bytes can be read as two different things and the spec forbids guessing",
 }
@@ -53,3 +55,56 @@ class Unsupported(Exception):
 
     def line(self) -> str:
         return f"unsupported: {self.feature}"
+
+
+#: Characters of file data an error message quotes at most (spec/canonical.md#canonical-reader-cli).
+QUOTE_CHARS = 40
+_QUOTE_ITEMS = 3  # items of a container shown
+_QUOTE_DEPTH = 2  # containers shown inside containers
+
+
+def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """A short, escaped, one-line rendering of ``value`` from a file, for an error message.
+
+    Text and bytes show an ASCII-escaped prefix of at most ``limit`` characters; containers show their
+    type, length and first few items, nested at most two deep; a huge int shows its size.  Nothing here
+    hashes, compares or walks the value further than that, so a hostile value (a million-deep tuple, a
+    gigabyte string, a 10**100000 int) costs a bounded rendering (spec/canonical.md#canonical-reader-cli).
+    """
+    out = _quote(value, limit, _QUOTE_DEPTH)
+    return out if len(out) <= 3 * limit else out[:3 * limit] + "..."
+
+
+def _quote(v: Any, limit: int, depth: int) -> str:
+    if isinstance(v, (str, bytes, bytearray, memoryview)):
+        raw = v if not isinstance(v, memoryview) else bytes(v[:limit + 1])
+        head = ascii(raw[:limit]) if isinstance(raw, str) else ascii(bytes(raw[:limit]))
+        return head + ("..." if len(v) > limit else "")
+    if v is None or isinstance(v, (bool, float)):
+        return repr(v)
+    if isinstance(v, int):
+        bits = v.bit_length()
+        return repr(v) if bits <= 128 else f"<{'-' if v < 0 else ''}int of {bits} bits>"
+    name = getattr(type(v), "__name__", "object")
+    if isinstance(v, (tuple, list, set, frozenset, dict)):
+        n = len(v)
+        if depth <= 0:
+            return f"<{name} of {n} items>"
+        items = v.items() if isinstance(v, dict) else v
+        shown = []
+        for i, item in enumerate(items):
+            if i == _QUOTE_ITEMS:
+                shown.append("...")
+                break
+            if isinstance(v, dict):
+                shown.append(f"{_quote(item[0], limit, depth - 1)}: {_quote(item[1], limit, depth - 1)}")
+            else:
+                shown.append(_quote(item, limit, depth - 1))
+        return f"{name}[{', '.join(shown)}]"
+    cls = getattr(v, "class_name", None)  # an opaque object, or a global's module and name
+    if isinstance(cls, str):
+        return f"<{_quote(cls, limit, 0)} object>"
+    module, gname = getattr(v, "module", None), getattr(v, "name", None)
+    if isinstance(module, str) and isinstance(gname, str):
+        return f"<global {_quote(module + '.' + gname, limit, 0)}>"
+    return f"<{name}>"

@@ -24,12 +24,24 @@ class Limit:
 
 
 #: VALUE nodes a description may hold (the pickle machine measures a finished value against it too).
-NODE_BUDGET = Limit("NODE_BUDGET", 5_000_000,
+#: With TEXT_BUDGET and PICKLE_OPCODES it bounds a reader's time and memory: the reference reader
+#: answers any file of up to 16 MB within 10 s and 2 GiB (spec/canonical.md#canonical-node-budget).
+NODE_BUDGET = Limit("NODE_BUDGET", 500_000,
                     ("canonical.md#canonical-node-budget", "pickle.md#pickle-limits"),
                     "VALUE nodes of a description")
-#: Code points of str values plus bytes of bytes values, counted at every occurrence.
-TEXT_BUDGET = Limit("TEXT_BUDGET", 1 << 30, ("canonical.md#canonical-node-budget",),
-                    "units of text of a description (str code points and bytes, at every occurrence)")
+#: Bytes of JSON text the str and bytes values of a description write (escapes and quotes included),
+#: counted at every occurrence: what a value referenced many times costs when written out in full.
+TEXT_BUDGET = Limit("TEXT_BUDGET", 1 << 28, ("canonical.md#canonical-node-budget",),
+                    "bytes of JSON text written for str and bytes values (escaped, at every occurrence)")
+#: Opcodes one pickle may run (a POP-and-push loop builds nothing, yet costs time).
+PICKLE_OPCODES = Limit("PICKLE_OPCODES", 2_000_000, ("pickle.md#pickle-limits",),
+                       "opcodes one pickle runs")
+#: Items the pickle's calls (allowed callables, BUILD) are handed, over a whole pickle: each item of a
+#: container argument and of the containers inside it, a str or bytes argument one per 64 units.  A
+#: call's work grows with its arguments, and the memo lets a small file hand the same big list to a
+#: call again and again.
+CALL_WORK = Limit("CALL_WORK", 1 << 23, ("pickle.md#pickle-limits",),
+                  "items handed to a pickle's calls and BUILDs (text: one per 64 units)")
 #: Nesting of a finished pickle value, the top value at depth 1.
 VALUE_DEPTH = Limit("VALUE_DEPTH", 1_000, ("canonical.md#canonical-node-budget", "pickle.md#pickle-limits"),
                     "nesting depth of a finished pickle value")
@@ -37,9 +49,10 @@ VALUE_DEPTH = Limit("VALUE_DEPTH", 1_000, ("canonical.md#canonical-node-budget",
 OPEN_MARKS = Limit("OPEN_MARKS", 1_000, ("pickle.md#pickle-limits",), "pickle MARKs open at once")
 #: Bytes of a LONG1/LONG4 integer.
 INT_BYTES = Limit("INT_BYTES", 1_024, ("pickle.md#pickle-limits",), "bytes of a LONG1/LONG4 integer")
-#: Digits of a decimal INT/LONG/GET/PUT argument (2.5 digits a byte of INT_BYTES).
+#: Digits of a decimal INT/LONG/GET/PUT argument (2.5 digits a byte of INT_BYTES), sign and ``L`` not
+#: counted; below Python's 4300-digit ``int()`` limit.
 INT_DIGITS = Limit("INT_DIGITS", 2_560, ("pickle.md#pickle-limits",),
-                   "digits of an INT/LONG/GET/PUT decimal argument")
+                   "digits of an INT/LONG/GET/PUT decimal argument (not its sign or L)")
 #: Composite .t7 objects (tables, torch objects, functions) open at once.
 T7_DEPTH = Limit("T7_DEPTH", 1_024, ("t7.md#t7-limits",), ".t7 composite objects open at once")
 #: Objects read from one .t7 stream (nils, scalars and back-references included): 4 bytes make a nil, so
@@ -53,10 +66,17 @@ T7_NDIM = Limit("T7_NDIM", 64, ("t7.md#t7-tensor",), "dimensions of a .t7 tensor
 VIEW_ELEMENTS = Limit("VIEW_ELEMENTS", 1 << 24, ("pickle.md#pickle-limits", "t7.md#t7-limits"),
                       "logical elements of a view that addresses more elements than its storage holds")
 
+#: The logical elements all tensors of a description hold together, as a multiple of the elements of
+#: their storages (plus VIEW_ELEMENTS): each tensor's hash reads its elements, and a small file can make
+#: a hundred thousand views of one big storage.
+VIEW_FACTOR = Limit("VIEW_FACTOR", 4, ("canonical.md#canonical-node-budget",),
+                    "times their storages' elements the tensors of a description hold (plus VIEW_ELEMENTS)")
+
 #: Bytes of one PAX extended header of a tar .pt (torch 0.1's are under 512).
 TAR_PAX_BYTES = Limit("TAR_PAX_BYTES", 1 << 20, ("pt-tar.md#pt-tar-members",),
                       "bytes of one PAX extended header of a tar .pt")
 
 #: Every limit, in the order of spec/canonical.md's table.
-LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, INT_BYTES, INT_DIGITS,
-                             T7_DEPTH, T7_OBJECTS, T7_NDIM, VIEW_ELEMENTS, TAR_PAX_BYTES)
+LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, PICKLE_OPCODES, CALL_WORK,
+                             INT_BYTES, INT_DIGITS, T7_DEPTH, T7_OBJECTS, T7_NDIM, VIEW_ELEMENTS, VIEW_FACTOR,
+                             TAR_PAX_BYTES)

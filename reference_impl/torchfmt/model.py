@@ -185,6 +185,24 @@ class OpaqueObject:
     state: Any = None
 
 
+class KeyedObject(OpaqueObject):
+    """An opaque object that hashes and compares like the Python value torch loads for it: a
+    ``torch.Size`` like the tuple it subclasses, a ``complex`` like the number it is.  As a dict key or
+    set item it merges with equal keys as in torch, ``torch.Size((1, 2))`` with ``(1, 2)`` and
+    ``complex(1, 0)`` with ``1`` (spec/pickle.md#pickle-keys).  ``python`` is that value, built by the
+    reader from plain numbers; nothing from the file is called."""
+
+    def __init__(self, class_name: str, args: list[Any], python: Any) -> None:
+        super().__init__(class_name, args)
+        self.python = python
+
+    def __eq__(self, other: object) -> bool:
+        return bool(self.python == (other.python if isinstance(other, KeyedObject) else other))
+
+    def __hash__(self) -> int:
+        return hash(self.python)
+
+
 @dataclass(eq=False)
 class Document:
     """A whole file: its variant name (``pt-zip``, ``t7-binary``, ...) and its top-level objects."""

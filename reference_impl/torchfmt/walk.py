@@ -9,6 +9,7 @@ emits with them, and the pickle machine measures a finished value with them
 from __future__ import annotations
 
 import collections
+from json.encoder import encode_basestring_ascii  # the C escaper json.dumps uses
 from typing import Any
 
 from .model import (
@@ -49,3 +50,9 @@ def children(v: Any) -> list[Any]:
     if isinstance(v, SparseTensor):
         return [t for t in (v.indices, v.values, v.compressed_indices, v.plain_indices) if t is not None]
     return []
+
+
+def json_text_size(s: str) -> int:
+    """Bytes of ``s`` as an ASCII JSON string, quotes included (spec/canonical.md#canonical-node-budget):
+    a non-ASCII code point is a 6-byte escape, one outside the BMP two of them."""
+    return len(encode_basestring_ascii(s))

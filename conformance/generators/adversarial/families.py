@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import containers, pickle_gadgets, pickle_machine, t7, tar, tensors
+from . import containers, pickle_gadgets, pickle_hardening, pickle_machine, t7, tar, tensors
 from .record import AdvCase
 
 FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "pickle-gadgets": pickle_gadgets.gadgets,
     "pickle-machine": pickle_machine.machine_cases,
+    "pickle-hardening": pickle_hardening.hardening_cases,
     "tensors": tensors.tensor_cases,
     "containers": containers.container_cases,
     "t7": t7.t7_cases,
@@ -19,6 +20,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
 MODULES: dict[str, str] = {
     "pickle_gadgets.py": "pickle-gadgets",
     "pickle_machine.py": "pickle-machine",
+    "pickle_hardening.py": "pickle-hardening",
     "tensors.py": "tensors",
     "containers.py": "containers",
     "t7.py": "t7",

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dtypes import BY_NAME, BY_STORAGE_CLASS, DTYPES, DType
-from ..errors import FormatError
-from ..model import Global, MetaTensor, OpaqueObject, Storage, Tensor
+from ..errors import FormatError, quote
+from ..model import Global, KeyedObject, MetaTensor, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 
 #: Module renames applied before lookup: Python 2 names (pickle's fix_imports) and torch's own move of
@@ -167,7 +167,7 @@ def _encode(args: tuple[Any, ...], ctx: Call) -> bytes:
     """``_codecs.encode(text, "latin1")``: how protocols 0-2 pickle bytes."""
     text, encoding = args
     if encoding not in _LATIN1:
-        raise FormatError("bad-value", ctx.offset, f"_codecs.encode with encoding {encoding!r}")
+        raise FormatError("bad-value", ctx.offset, f"_codecs.encode with encoding {quote(encoding)}")
     try:
         return text.encode("latin-1")
     except UnicodeEncodeError:
@@ -180,7 +180,9 @@ def _bytearray(args: tuple[Any, ...], ctx: Call) -> bytearray:
         return bytearray()
     if isinstance(args[0], bytes) and len(args) == 1:
         return bytearray(args[0])
-    if isinstance(args[0], str) and len(args) == 2 and args[1] in _LATIN1:
+    if isinstance(args[0], str) and len(args) == 2:
+        if args[1] not in _LATIN1:  # a codec the file names: refused (spec/pickle.md#pickle-rebuild)
+            raise FormatError("bad-value", ctx.offset, f"bytearray with encoding {quote(args[1])}")
         return bytearray(_encode(args, ctx))
     raise FormatError("bad-pickle", ctx.offset, "bytearray takes (bytes) or (str, 'latin-1')")
 
@@ -192,12 +194,29 @@ def _opaque(class_name: str) -> Handler:
     return make
 
 
+def _complex(args: tuple[Any, ...], ctx: Call) -> KeyedObject:
+    """``complex(real, imag)``: args in the normal form ``[real, imag]`` as floats, as torch's value
+    reduces; it hashes and compares as the number (spec/pickle.md#pickle-keys)."""
+    try:
+        value = complex(*args)  # ints and floats only (the ``number`` kind): a plain numeric operation
+    except OverflowError:
+        raise FormatError("bad-value", ctx.offset, "a complex part does not fit a double") from None
+    return KeyedObject("builtins.complex", [value.real, value.imag], value)
+
+
+def _size(args: tuple[Any, ...], ctx: Call) -> KeyedObject:
+    """``torch.Size(sizes)``: args in the normal form ``[tuple of ints]``; it hashes and compares as that
+    tuple, as torch.Size, a tuple subclass, does (spec/pickle.md#pickle-keys)."""
+    sizes = tuple(rebuild.ints(args[0]))
+    return KeyedObject("torch.Size", [sizes], sizes)
+
+
 def _get_layout(args: tuple[Any, ...], ctx: Call) -> Global:
     """``torch.serialization._get_layout("torch.sparse_coo")`` -> the layout global."""
     (text,) = args
     name = text[len("torch."):] if text.startswith("torch.") else None
     if name not in rebuild.LAYOUTS:
-        raise FormatError("bad-value", ctx.offset, f"unknown layout {text!r}")
+        raise FormatError("bad-value", ctx.offset, f"unknown layout {quote(text)}")
     return Global("torch", name)
 
 
@@ -259,10 +278,10 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
     _callable("builtins.bytearray", "source: bytes_or_str?, encoding: str?", _bytearray, "a bytearray"),
     _callable("_codecs.encode", "text: str, encoding: str", _encode, "bytes in protocols 0-2 (latin-1 only)"),
     _callable("builtins.bytes", "", lambda args, ctx: b"", "empty bytes in protocols 0-2"),
-    _callable("builtins.complex", "real: number?, imag: number?", _opaque("builtins.complex"),
+    _callable("builtins.complex", "real: number?, imag: number?", _complex,
               "object builtins.complex(real, imag)"),
     # torch values that pickle by reduction
-    _callable("torch.Size", "sizes: ints", _opaque("torch.Size"), "object torch.Size(sizes)"),
+    _callable("torch.Size", "sizes: ints", _size, "object torch.Size(sizes)"),
     _callable("torch.device", "type: str, index: int?", _opaque("torch.device"), "object torch.device(...)"),
     _callable("torch.serialization._get_layout", "name: str", _get_layout, "the layout global it names"),
     # torch._utils rebuild functions

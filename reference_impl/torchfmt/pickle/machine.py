@@ -12,17 +12,28 @@ from __future__ import annotations
 
 import codecs
 import collections
+import math
 import re
 import struct
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import FormatError
-from ..limits import INT_BYTES, INT_DIGITS, NODE_BUDGET, OPEN_MARKS, TEXT_BUDGET, VALUE_DEPTH
+from ..errors import FormatError, quote
+from ..limits import (
+    CALL_WORK,
+    INT_BYTES,
+    INT_DIGITS,
+    NODE_BUDGET,
+    OPEN_MARKS,
+    PICKLE_OPCODES,
+    TEXT_BUDGET,
+    VALUE_DEPTH,
+)
 from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
-from ..walk import SHAREABLE, children
+from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
 from .globals import Call, canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
@@ -36,7 +47,9 @@ class Limits:
     max_depth: int = VALUE_DEPTH.value  # nesting of the finished value
     max_marks: int = OPEN_MARKS.value  # MARKs open at once
     max_nodes: int = NODE_BUDGET.value  # description nodes the finished value would need
-    max_text: int = TEXT_BUDGET.value  # str code points and bytes the description would write
+    max_text: int = TEXT_BUDGET.value  # JSON bytes the description's str and bytes values would write
+    max_opcodes: int = PICKLE_OPCODES.value  # opcodes one pickle may run
+    max_call_work: int = CALL_WORK.value  # items handed to calls and BUILDs, over a pickle
     max_int_bytes: int = INT_BYTES.value  # bytes of a LONG1/LONG4 integer
     max_int_digits: int = INT_DIGITS.value  # digits of a decimal INT/LONG/GET/PUT argument
 
@@ -47,9 +60,16 @@ DEFAULT_SCOPES = frozenset({"torch"})
 #: ``persistent_load(pid, offset)``: the object a persistent id names (spec/pickle.md#pickle-persistent-id).
 PersistentLoad = Callable[[Any, int], Any]
 
-_INT_TEXT = re.compile(rb"[+-]?[0-9]+")
-_LONG_TEXT = re.compile(rb"[+-]?[0-9]+L?")
-_FLOAT_TEXT = re.compile(rb"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|nan)", re.IGNORECASE)
+#: The text grammars of spec/pickle.md#pickle-number-text, ASCII only.  INT and LONG take the forms
+#: CPython's picklers write (``repr``): CPython's two unpicklers read a leading zero, a ``+`` or a two-
+#: character ``-0``/``+1`` differently (C ``strtol`` base 0 makes ``010`` eight and INT ``-0`` False).
+_INT_TEXT = re.compile(rb"0|-?[1-9][0-9]*")
+_LONG_TEXT = re.compile(rb"-?(0|[1-9][0-9]*)L?")
+_MEMO_TEXT = re.compile(rb"-?[0-9]+")
+#: A high surrogate then a low one: two code points whose JSON escapes read back as one
+#: (spec/canonical.md#canonical-surrogates).
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_FLOAT_WORDS = re.compile(rb"[+-]?(inf|infinity|nan)", re.IGNORECASE)
 
 
 def _stack_needs(op: Opcode) -> tuple[bool, int, int]:
@@ -76,6 +96,8 @@ class _Step:
     above: int
     fixed: struct.Struct | None  # a fixed-size argument
     length: struct.Struct | None  # the length prefix of a length-prefixed argument
+    checked: bool  # :meth:`Machine._admit` has more to check than the stack's height
+    meaning: Callable[[Machine, Any], None]
 
 
 class Machine:
@@ -109,22 +131,45 @@ class Machine:
         self.stack: list[Any] = []
         self.metastack: list[list[Any]] = []
         self.memo: dict[int, Any] = {}
+        self.nest: dict[int, int] = {}  # id -> nesting of each tuple/frozenset made
+        self.made: list[Any] = []  # keeps them alive so their ids stay theirs
+        self.work = 0  # items handed to calls and BUILDs so far (CALL_WORK)
         self.proto: int | None = None
         self.done = False
         self.pos = start
         buf = self.buf
-        while not self.done:
-            self.at = pos = self.pos
-            if pos >= end:
-                raise FormatError(missing_stop, pos, "the pickle ends without STOP")
-            step = _STEPS[buf[pos]]
-            if step is None:
-                raise FormatError("bad-opcode", pos, f"unknown opcode 0x{buf[pos]:02x}")
-            self._admit(step)
-            self.pos = pos + 1
-            arg = None if step.op.arg is None else self._arg(step)
-            _OPS[step.op.code](self, arg)
+        # Equal-hash keys compare element by element (C recursion that counts against Python's limit);
+        # tuples nest at most max_depth deep here, so a limit above it keeps such a comparison legal.
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * self.limits.max_depth + 1_000))
+        ran, max_ops = 0, self.limits.max_opcodes
+        try:
+            while not self.done:
+                self.at = pos = self.pos
+                if pos >= end:
+                    raise FormatError(missing_stop, pos, "the pickle ends without STOP")
+                ran += 1
+                if ran > max_ops:
+                    raise FormatError("limit-exceeded", pos, f"the pickle runs more than {max_ops} opcodes")
+                step = _STEPS[buf[pos]]
+                if step is None:
+                    raise FormatError("bad-opcode", pos, f"unknown opcode 0x{buf[pos]:02x}")
+                if step.checked:
+                    self._admit(step)
+                elif len(self.stack) < step.above:
+                    raise FormatError("bad-pickle", pos, f"stack underflow at {step.op.name}")
+                fixed = step.fixed
+                if fixed is not None and pos + 1 + fixed.size <= end:  # the common case, inline
+                    self.pos = pos + 1 + fixed.size
+                    step.meaning(self, fixed.unpack_from(buf, pos + 1)[0])
+                else:
+                    self.pos = pos + 1
+                    step.meaning(self, None if step.op.arg is None else self._arg(step))
+        finally:
+            sys.setrecursionlimit(limit)
         result = self.stack[0]
+        self.nest.clear()
+        self.made.clear()
         measure(result, self.limits, self.at)
         return result, self.pos
 
@@ -208,16 +253,47 @@ class Machine:
 
     def text(self, raw: bytes | memoryview, encoding: str, errors: str = "strict") -> str:
         try:
-            return str(raw, encoding, errors)
+            s = str(raw, encoding, errors)
         except UnicodeDecodeError as e:
             raise self.fail("bad-value", f"text is not valid {encoding}: {e.reason}") from None
+        if not s.isascii() and (errors == "surrogatepass" or encoding == "raw-unicode-escape"):
+            pair = _SURROGATE_PAIR.search(s)
+            if pair:
+                raise self.fail("bad-value", f"a str holds the surrogate pair {quote(pair.group())}, whose "
+                                             "JSON escapes read back as one astral character")
+        return s
 
     def integer(self, raw: bytes, pattern: re.Pattern[bytes]) -> int:
+        """A decimal argument: ASCII grammar first, then its digits (sign and ``L`` not counted) against
+        the limit, so ``int()`` never meets Python's 4300-digit limit (spec/pickle.md#pickle-number-text)."""
         if not pattern.fullmatch(raw):
-            raise self.fail("bad-value", f"{raw[:40]!r} is not a decimal integer")
-        if len(raw) > self.limits.max_int_digits:
-            raise self.fail("limit-exceeded", f"a {len(raw)}-digit integer")
-        return int(raw.rstrip(b"L"))
+            raise self.fail("bad-value", f"{quote(raw)} is not a decimal integer in the spec's grammar")
+        digits = raw.strip(b"-L")
+        if len(digits) > self.limits.max_int_digits:
+            raise self.fail("limit-exceeded", f"a {len(digits)}-digit integer "
+                                              f"(at most {self.limits.max_int_digits})")
+        return int(digits) * (-1 if raw[:1] == b"-" else 1)
+
+    def nesting(self, items: Any) -> int:
+        """The nesting a tuple or frozenset of ``items`` will have (tuples and frozensets inside count,
+        spec/pickle.md#pickle-nesting), refused past the depth limit *before* the container is made:
+        making a frozenset, or using a tuple as a dict key or set item, hashes and compares it
+        recursively in C, which a million-deep tuple would crash."""
+        get = self.nest.get
+        depth = 1 + max([get(id(x), 0) for x in items], default=0)
+        if depth > self.limits.max_depth:
+            raise self.fail("limit-exceeded", f"tuples/frozensets nest deeper than {self.limits.max_depth}")
+        return depth
+
+    def made_hashable(self, v: Any, depth: int) -> Any:
+        """Record the nesting of a tuple or frozenset just made (see :meth:`nesting`)."""
+        self.nest[id(v)] = depth
+        self.made.append(v)
+        return v
+
+    def tuple_of(self, items: list[Any]) -> tuple[Any, ...]:
+        depth = self.nesting(items)
+        return self.made_hashable(tuple(items), depth)
 
     def memo_key(self, key: int) -> int:
         if key < 0:
@@ -229,7 +305,9 @@ class Machine:
         module, name = canonical_name(module, name)
         if lookup(module, name, self.scopes) is None and not self.inert and not any(
                 module == m or module.startswith(m + ".") for m in self.opaque_modules):
-            raise self.fail("unsafe-global", f"{module}.{name} is not in the allowlist")
+            raise self.fail("unsafe-global", f"{quote(module + '.' + name)} is not in the allowlist; "
+                                             "a pickled object such as a whole torch.save(model) is read, "
+                                             "without running it, by --inert (inert=True)")
         return Global(module, name)
 
     def apply(self, func: Any, args: Any, via: str, kwargs: dict[Any, Any] | None = None) -> Any:
@@ -238,6 +316,7 @@ class Machine:
             raise self.fail("bad-pickle", f"{via} on a {type(func).__name__}, not a global")
         if type(args) is not tuple:
             raise self.fail("bad-pickle", f"{via} arguments must be a tuple, not {type(args).__name__}")
+        self.charge(args)
         entry = lookup(func.module, func.name, self.scopes)
         if entry is None:
             return OpaqueObject(f"{func.module}.{func.name}", [*args, kwargs] if kwargs else list(args))
@@ -247,7 +326,26 @@ class Machine:
             raise self.fail("bad-pickle", f"{entry.qualname} cannot be made by {via}")
         entry.check_args(args, self.at)
         assert entry.handler is not None
-        return entry.handler(args, self.call_context())
+        result = entry.handler(args, self.call_context())
+        if type(result) in (tuple, frozenset):
+            self.made_hashable(result, self.nesting(result))
+        return result
+
+    def charge(self, args: Any) -> None:
+        """Count what a call or BUILD is handed against ``max_call_work`` (spec/pickle.md#pickle-limits):
+        the items of ``args`` and of the containers inside it, text one per 64 units.  Each count is
+        added before the next, longer one is taken, so the counting itself stays within the budget."""
+        self.work += 1 + _weight(args)
+        if self.work <= self.limits.max_call_work and type(args) in _CONTAINERS:
+            for a in args.values() if isinstance(args, dict) else args:
+                self.work += _weight(a)
+                if self.work > self.limits.max_call_work:
+                    break
+                if type(a) in _CONTAINERS:
+                    self.work += sum(map(_weight, a.values() if isinstance(a, dict) else a))
+        if self.work > self.limits.max_call_work:
+            raise self.fail("limit-exceeded", f"the pickle's calls are handed more than "
+                                              f"{self.limits.max_call_work} items")
 
     def call_context(self) -> Call:
         """What a handler may know: offset, mode, and how to apply another allowed callable."""
@@ -268,6 +366,7 @@ class Machine:
 
     def build(self, inst: Any, state: Any) -> None:
         """BUILD: only on opaque objects, OrderedDicts (attributes) and tensors (legacy state)."""
+        self.charge(state)
         if isinstance(inst, OpaqueObject):
             if inst.state is not None:
                 raise self.fail("bad-pickle", f"a second BUILD on {inst.class_name}")
@@ -307,9 +406,33 @@ def _string(m: Machine, raw: bytes) -> None:
 
 
 def _float(m: Machine, raw: bytes) -> None:
-    if not _FLOAT_TEXT.fullmatch(raw):
-        raise m.fail("bad-value", f"{raw[:40]!r} is not a float literal")
-    m.push(float(raw))
+    """FLOAT: C ``_pickle``'s grammar; a decimal that overflows to an infinity is refused, as C
+    ``_pickle`` refuses it (spec/pickle.md#pickle-number-text)."""
+    if not _float_syntax(raw):
+        raise m.fail("bad-value", f"{quote(raw)} is not a float literal in the spec's grammar")
+    value = float(raw)
+    if math.isinf(value) and not _FLOAT_WORDS.fullmatch(raw):
+        raise m.fail("bad-value", f"{quote(raw)} overflows a double")
+    m.push(value)
+
+
+_FLOAT_WORDS_LOWER = (b"inf", b"infinity", b"nan")
+
+
+def _float_syntax(raw: bytes) -> bool:
+    """FLOAT's grammar, what C ``_pickle`` (``PyOS_string_to_double``) reads: ``[+-]?`` then
+    ``inf``/``infinity``/``nan`` in any case, or ASCII digits with an optional point and exponent
+    (``1.``, ``.5``, ``2E-3``); no space, ``_`` or hex (spec/pickle.md#pickle-number-text).  Byte
+    methods, linear in the text: a regular expression backtracks on a long run of digits."""
+    body = raw[1:] if raw[:1] in (b"+", b"-") else raw
+    low = body.lower()
+    if low in _FLOAT_WORDS_LOWER:
+        return True
+    mantissa, e, exponent = low.partition(b"e")
+    if e and not (exponent[1:] if exponent[:1] in (b"+", b"-") else exponent).isdigit():
+        return False
+    whole, _, fraction = mantissa.partition(b".")
+    return bool(whole or fraction) and (not whole or whole.isdigit()) and (not fraction or fraction.isdigit())
 
 
 def _long(m: Machine, raw: memoryview) -> None:
@@ -330,9 +453,9 @@ def _put(m: Machine, key: int) -> None:
 
 def _tuple_n(n: int) -> Callable[[Machine, Any], None]:
     def op(m: Machine, _: Any) -> None:
-        items = m.stack[-n:]
-        del m.stack[-n:]
-        m.push(tuple(items))
+        stack = m.stack
+        items = stack[-n:]
+        stack[-n:] = [m.tuple_of(items)]
     return op
 
 
@@ -380,8 +503,9 @@ def _additems(m: Machine, _: Any) -> None:
 
 def _frozenset(m: Machine, _: Any) -> None:
     items = m.pop_mark()
+    depth = m.nesting(items)
     try:
-        m.push(frozenset(items))
+        m.push(m.made_hashable(frozenset(items), depth))
     except TypeError:
         raise m.fail("bad-value", "unhashable frozenset item") from None
 
@@ -474,52 +598,52 @@ def _persid(m: Machine, raw: bytes) -> None:
 
 _MEANINGS: dict[str, Callable[[Machine, Any], None]] = {
     "INT": _int,
-    "BININT": lambda m, v: m.push(v),
-    "BININT1": lambda m, v: m.push(v),
-    "BININT2": lambda m, v: m.push(v),
-    "LONG": lambda m, raw: m.push(m.integer(raw, _LONG_TEXT)),
+    "BININT": lambda m, v: m.stack.append(v),
+    "BININT1": lambda m, v: m.stack.append(v),
+    "BININT2": lambda m, v: m.stack.append(v),
+    "LONG": lambda m, raw: m.stack.append(m.integer(raw, _LONG_TEXT)),
     "LONG1": _long,
     "LONG4": _long,
     "STRING": _string,
     "BINSTRING": _py2_str,
     "SHORT_BINSTRING": _py2_str,
-    "BINBYTES": lambda m, raw: m.push(bytes(raw)),
-    "SHORT_BINBYTES": lambda m, raw: m.push(bytes(raw)),
-    "BINBYTES8": lambda m, raw: m.push(bytes(raw)),
-    "BYTEARRAY8": lambda m, raw: m.push(bytearray(raw)),
-    "NONE": lambda m, _: m.push(None),
-    "NEWTRUE": lambda m, _: m.push(True),
-    "NEWFALSE": lambda m, _: m.push(False),
-    "UNICODE": lambda m, raw: m.push(m.text(raw, "raw-unicode-escape")),
-    "SHORT_BINUNICODE": lambda m, raw: m.push(m.text(raw, "utf-8", "surrogatepass")),
-    "BINUNICODE": lambda m, raw: m.push(m.text(raw, "utf-8", "surrogatepass")),
-    "BINUNICODE8": lambda m, raw: m.push(m.text(raw, "utf-8", "surrogatepass")),
+    "BINBYTES": lambda m, raw: m.stack.append(bytes(raw)),
+    "SHORT_BINBYTES": lambda m, raw: m.stack.append(bytes(raw)),
+    "BINBYTES8": lambda m, raw: m.stack.append(bytes(raw)),
+    "BYTEARRAY8": lambda m, raw: m.stack.append(bytearray(raw)),
+    "NONE": lambda m, _: m.stack.append(None),
+    "NEWTRUE": lambda m, _: m.stack.append(True),
+    "NEWFALSE": lambda m, _: m.stack.append(False),
+    "UNICODE": lambda m, raw: m.stack.append(m.text(raw, "raw-unicode-escape")),
+    "SHORT_BINUNICODE": lambda m, raw: m.stack.append(m.text(raw, "utf-8", "surrogatepass")),
+    "BINUNICODE": lambda m, raw: m.stack.append(m.text(raw, "utf-8", "surrogatepass")),
+    "BINUNICODE8": lambda m, raw: m.stack.append(m.text(raw, "utf-8", "surrogatepass")),
     "FLOAT": _float,
-    "BINFLOAT": lambda m, v: m.push(v),
-    "EMPTY_LIST": lambda m, _: m.push([]),
+    "BINFLOAT": lambda m, v: m.stack.append(v),
+    "EMPTY_LIST": lambda m, _: m.stack.append([]),
     "APPEND": _append,
     "APPENDS": _appends,
     "LIST": lambda m, _: m.push(m.pop_mark()),
-    "EMPTY_TUPLE": lambda m, _: m.push(()),
-    "TUPLE": lambda m, _: m.push(tuple(m.pop_mark())),
+    "EMPTY_TUPLE": lambda m, _: m.stack.append(()),
+    "TUPLE": lambda m, _: m.push(m.tuple_of(m.pop_mark())),
     "TUPLE1": _tuple_n(1),
     "TUPLE2": _tuple_n(2),
     "TUPLE3": _tuple_n(3),
-    "EMPTY_DICT": lambda m, _: m.push({}),
+    "EMPTY_DICT": lambda m, _: m.stack.append({}),
     "DICT": _dict,
     "SETITEM": _setitem,
     "SETITEMS": _setitems,
-    "EMPTY_SET": lambda m, _: m.push(set()),
+    "EMPTY_SET": lambda m, _: m.stack.append(set()),
     "ADDITEMS": _additems,
     "FROZENSET": _frozenset,
     "POP": _pop,
-    "DUP": lambda m, _: m.push(m.stack[-1]),
+    "DUP": lambda m, _: m.stack.append(m.stack[-1]),
     "MARK": _mark,
     "POP_MARK": lambda m, _: m.pop_mark(),
-    "GET": lambda m, raw: _get(m, m.integer(raw, _INT_TEXT)),
+    "GET": lambda m, raw: _get(m, m.integer(raw, _MEMO_TEXT)),
     "BINGET": _get,
     "LONG_BINGET": _get,
-    "PUT": lambda m, raw: _put(m, m.integer(raw, _INT_TEXT)),
+    "PUT": lambda m, raw: _put(m, m.integer(raw, _MEMO_TEXT)),
     "BINPUT": _put,
     "LONG_BINPUT": _put,
     "MEMOIZE": lambda m, _: _put(m, len(m.memo)),
@@ -535,7 +659,7 @@ _MEANINGS: dict[str, Callable[[Machine, Any], None]] = {
     "STOP": _stop,
     "FRAME": _frame,
     "PERSID": _persid,
-    "BINPERSID": lambda m, _: m.push(m.persistent(m.pop())),
+    "BINPERSID": lambda m, _: m.stack.append(m.persistent(m.pop())),
 }
 
 
@@ -548,35 +672,43 @@ def _step(op: Opcode) -> _Step:
     fixed = struct.Struct(_FIXED[kind.name]) if kind is not None and kind.size > 0 else None
     length = struct.Struct(_LENGTH_FORMATS[kind.size]) if kind is not None and kind.size in _LENGTH_FORMATS \
         else None
-    return _Step(op, *_stack_needs(op), fixed, length)
+    needs_mark, below, above = _stack_needs(op)
+    checked = bool(op.refused) or op.proto > 1 or needs_mark
+    return _Step(op, needs_mark, below, above, fixed, length, checked, _MEANINGS.get(op.name, _refused))
+
+
+def _refused(m: Machine, _: Any) -> None:  # pragma: no cover - _admit refuses these opcodes first
+    raise m.fail("bad-opcode", "refused opcode")
 
 
 #: The opcode table, indexed by code byte, and each opcode's meaning by code byte.
 _STEPS: list[_Step | None] = [None] * 256
 for _op in oc.OPCODES:
     _STEPS[_op.code] = _step(_op)
-_OPS: dict[int, Callable[[Machine, Any], None]] = {oc.BY_NAME[name].code: f for name, f in _MEANINGS.items()}
 
 
 def measure(value: Any, limits: Limits, where: int | None) -> None:
     """Walk ``value`` as spec/canonical.md writes it (shared mutable values once, immutable ones at every
-    occurrence) and reject it (``limit-exceeded``) if it nests deeper than ``limits.max_depth``, needs
-    more than ``limits.max_nodes`` nodes or more than ``limits.max_text`` units of text
-    (spec/pickle.md#pickle-limits).
+    occurrence, in document order) and reject it (``limit-exceeded``) if it nests deeper than
+    ``limits.max_depth``, needs more than ``limits.max_nodes`` nodes or more than ``limits.max_text``
+    bytes of JSON text for its str and bytes values (spec/pickle.md#pickle-limits,
+    spec/canonical.md#canonical-node-budget).
 
     The totals do not depend on the order of the walk: every shared value is written in full once and as
     a one-node ref elsewhere.  So an immutable container is walked at its first occurrence only; at every
     later one it costs its size with each shared value inside taken as a ref, computed once and cached.
-    A tuple bomb fetched from the memo again and again thus costs one step per distinct value."""
+    A tuple bomb fetched from the memo again and again thus costs one step per distinct value, and a
+    string fetched again and again one escape count."""
     seen: set[int] = set()
     sizes: dict[int, _Size] = {}
-    nodes, text = 1, _text(value)
+    texts: dict[int, int] = {}
+    nodes, text = 1, _text(value, texts)
     todo = [(value, 1)]
     while todo:
         v, depth = todo.pop()
         kids: list[Any] = []
-        if isinstance(v, (tuple, frozenset)) and id(v) in seen:
-            n, d, t = _ref_size(v, sizes)
+        if isinstance(v, (tuple, frozenset)) and not isinstance(v, SHAREABLE) and id(v) in seen:
+            n, d, t = _ref_size(v, sizes, texts)
             nodes += n - 1
             depth += d - 1
             text += t
@@ -584,36 +716,58 @@ def measure(value: Any, limits: Limits, where: int | None) -> None:
             if isinstance(v, (tuple, frozenset, *SHAREABLE)):
                 seen.add(id(v))
             kids = children(v)
-            text += sum(_text(c) for c in kids)
+            text += sum([_text(c, texts) for c in kids if type(c) in _TEXTS])
         if nodes + len(kids) > limits.max_nodes:
             raise FormatError("limit-exceeded", where, f"the value needs more than {limits.max_nodes} nodes")
         if text > limits.max_text:
             raise FormatError("limit-exceeded", where,
-                              f"the value needs more than {limits.max_text} units of text")
+                              f"the value needs more than {limits.max_text} bytes of JSON text")
         if depth + bool(kids) > limits.max_depth:
             raise FormatError("limit-exceeded", where, f"values nest deeper than {limits.max_depth}")
         nodes += len(kids)
-        todo.extend((c, depth + 1) for c in kids if type(c) not in _LEAVES)
+        todo.extend((c, depth + 1) for c in reversed(kids) if type(c) not in _LEAVES)
 
+
+_TEXTS = frozenset({str, bytes, bytearray})
+_CONTAINERS = frozenset({list, tuple, set, frozenset, dict, collections.OrderedDict})
+
+
+def _weight(v: Any) -> int:
+    """What handing ``v`` to a call costs at its own level: its length (text: one per 64 units)."""
+    t = type(v)
+    if t in _CONTAINERS:
+        return len(v)
+    if t in _TEXTS:
+        return len(v) >> 6
+    return 0
 
 #: Values that are one node and hold nothing.
 _LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage})
 _Size = tuple[int, int, int]  # (nodes, depth, text) of an immutable container, shared values as refs
 
 
-def _text(v: Any) -> int:
-    """Units of text ``v`` writes itself: code points of a str, bytes of a bytes value."""
-    return len(v) if isinstance(v, (str, bytes, bytearray)) else 0
+def _text(v: Any, cache: dict[int, int]) -> int:
+    """Bytes of JSON text ``v`` writes itself: a str as an escaped JSON string, a bytes value as hex."""
+    if isinstance(v, (bytes, bytearray)):
+        return 2 * len(v) + 2
+    if not isinstance(v, str):
+        return 0
+    if len(v) < 256:  # cheaper to escape again than to cache
+        return json_text_size(v)
+    n = cache.get(id(v))
+    if n is None:
+        n = cache[id(v)] = json_text_size(v)
+    return n
 
 
-def _ref_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> _Size:
+def _ref_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size], texts: dict[int, int]) -> _Size:
     """(nodes, depth, text) of an immutable container written with every shared value inside as a ref."""
     todo: list[tuple[Any, bool]] = [(v, False)]
     while todo:
         x, ready = todo.pop()
         if id(x) in cache:
             continue
-        inner = [c for c in x if isinstance(c, (tuple, frozenset))]
+        inner = [c for c in x if isinstance(c, (tuple, frozenset)) and not isinstance(c, SHAREABLE)]
         if not ready:
             todo.append((x, True))
             todo.extend((c, False) for c in inner if id(c) not in cache)
@@ -621,5 +775,5 @@ def _ref_size(v: tuple[Any, ...] | frozenset[Any], cache: dict[int, _Size]) -> _
             sub = [cache[id(c)] for c in inner]
             cache[id(x)] = (1 + len(x) - len(inner) + sum(n for n, _, _ in sub),
                             1 + max([1] * (len(x) > len(inner)) + [d for _, d, _ in sub], default=0),
-                            sum(_text(c) for c in x) + sum(t for _, _, t in sub))
+                            sum(_text(c, texts) for c in x) + sum(t for _, _, t in sub))
     return cache[id(v)]

@@ -1,0 +1,89 @@
+"""Dict keys and set items merge as in Python (spec/pickle.md#pickle-keys), checked against real torch.
+
+The hostile but valid pickles of the pickle-hardening family
+(:data:`generators.adversarial.pickle_hardening.ACCEPTS`) are loaded by torch 2.13 with
+``weights_only=True`` in a subprocess and described by ``torch_describe``; what torch builds must be what
+the requirement says (which key object stays, which value, how many items), and the reference reader
+must describe the same (spec/canonical.md#canonical-comparison).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from generators.adversarial import assemble, pickle_hardening, wrap
+from harness.compare import compare
+
+pytestmark = pytest.mark.spec("pickle.md#pickle-keys")  # counted by spec/traceability.py
+
+CONFORMANCE = Path(__file__).resolve().parents[1]
+REFERENCE = CONFORMANCE.parent / "reference_impl"
+
+#: What the requirement says torch builds: (items, the kept key's type, the first item's value).
+SAID: dict[str, tuple[int, str, str | None]] = {
+    "key-tuple-then-size": (1, "tuple", "b"),
+    "key-size-then-tuple": (1, "object", "b"),
+    "key-numbers-merge": (1, "int", "13"),
+    "key-true-first": (1, "bool", "2"),
+    "key-nan-twice": (2, "float", "1"),
+    "key-nan-memo": (1, "float", "2"),
+    "set-numbers-merge": (2, "int", None),
+}
+
+_TORCH = """
+import json, sys
+sys.path.insert(0, {conformance!r})
+from generators import torch_describe as td
+out = {{}}
+for name, path in json.loads(sys.argv[1]).items():
+    loaded = td.load(path, allow_unsafe=False)
+    out[name] = td.describe(loaded.obj, "pt-zip")
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("hardening-accepts")
+    out = {}
+    for name, body, *_ in pickle_hardening.ACCEPTS:
+        path = folder / f"{name}.pt"
+        path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
+        out[name] = path
+    return out
+
+
+@pytest.fixture(scope="module")
+def by_torch(files: dict[str, Path]) -> dict[str, Any]:
+    """torch_describe of ``torch.load(weights_only=True)`` for each file, in one subprocess."""
+    script = _TORCH.format(conformance=str(CONFORMANCE))
+    r = subprocess.run([sys.executable, "-c", script, json.dumps({k: str(v) for k, v in files.items()})],
+                       capture_output=True, text=True, timeout=300, cwd=files[next(iter(files))].parent)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", sorted(SAID))
+def test_torch_merges_keys_as_the_requirement_says(by_torch: dict[str, Any], name: str) -> None:
+    count, key_type, value = SAID[name]
+    top = by_torch[name]["objects"][0]
+    assert len(top["items"]) == count
+    first = top["items"][0]
+    key, got = (first if top["type"] != "set" else (first, None))
+    assert key["type"] == key_type
+    if value is not None:
+        assert got.get("value") == value
+
+
+@pytest.mark.parametrize("name", [n for n, *_ in pickle_hardening.ACCEPTS])
+def test_reference_reader_describes_what_torch_loads(files: dict[str, Path], by_torch: dict[str, Any],
+                                                     name: str) -> None:
+    r = subprocess.run([sys.executable, "-m", "torchfmt", "dump", str(files[name])], capture_output=True,
+                       text=True, timeout=120, env={"PYTHONPATH": str(REFERENCE), "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    assert compare(by_torch[name], json.loads(r.stdout)) == []
