@@ -91,7 +91,22 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
                                       f"reaches element {last} of a storage of {storage.numel}")
 
 
+#: spec/tensors.md#tensors-requires-grad: the dtypes whose tensors may require grad (floating point and
+#: complex), and spec/tensors.md#tensors-conj-neg: the dtypes torch 2.13 has no negation for.
+DIFFERENTIABLE = ("float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128",
+                  "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+                  "float4_e2m1fn_x2")
+NEGATABLE = ("uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+             "complex32", "complex64", "complex128")
+
+
+def _grad(m: Machine, dtype_name: str, requires_grad: bool) -> None:
+    if requires_grad and dtype_name not in DIFFERENTIABLE:
+        raise m.fail(f"a {dtype_name} tensor cannot require grad", "bad-value")
+
+
 def _dense(m: Machine, storage: Storage, offset: int, size: Any, stride: Any, requires_grad: bool) -> Tensor:
+    _grad(m, storage.dtype.name, requires_grad)
     size_t, stride_t = tuple(_size_items(size)), tuple(_size_items(stride))
     if storage.dtype.per_byte > 1:
         _check_packed(m, storage, offset, size_t, stride_t)
@@ -127,11 +142,16 @@ def _metadata(m: Machine, t: Tensor, metadata: Any) -> Tensor:
         return t
     if not isinstance(metadata, dict):
         raise m.fail("tensor metadata is not a dict", "bad-value")
-    for k in ("conj", "neg"):
-        if k in metadata:
-            if type(metadata[k]) is not bool:
-                raise m.fail(f"tensor metadata {k!r} is {metadata[k]!r}, not a bool", "bad-value")
-            setattr(t, k, metadata[k])
+    for k, v in metadata.items():  # a present key sets its bit, whatever the (bool) value
+        name = k.decode("latin-1") if isinstance(k, bytes) else k
+        if not isinstance(name, str) or type(v) is not bool:
+            raise m.fail("tensor metadata must map str keys to bools", "bad-value")
+        if name in ("conj", "neg"):
+            setattr(t, name, True)
+    if t.conj and not t.dtype.name.startswith("complex"):
+        raise m.fail(f"a conjugate bit on a {t.dtype.name} tensor", "bad-value")
+    if (t.conj or t.neg) and t.dtype.name not in NEGATABLE:
+        raise m.fail(f"torch cannot negate {t.dtype.name}", "bad-value")
     return t
 
 
@@ -235,6 +255,8 @@ def build_tensor(t: Tensor, state: Any, m: Machine) -> None:
         t.storage, t.storage_offset, t.device = v.storage, offset, v.device
         t.shape, t.stride = v.shape, v.stride
         return
+    if not t.parameter:  # spec/tensors.md#tensors-legacy-build: a plain tensor takes set_(*state)
+        raise m.fail("a plain tensor's BUILD state must be a 4-tuple")
     if len(state) == 5:
         data, requires_grad = state[0], state[3]
         if not isinstance(data, Tensor) or type(requires_grad) is not bool:
@@ -245,6 +267,7 @@ def build_tensor(t: Tensor, state: Any, m: Machine) -> None:
         requires_grad = state[0]
         if type(requires_grad) is not bool:
             raise m.fail("a Parameter's state must start with requires_grad (bool)")
+    _grad(m, t.dtype.name, requires_grad)
     t.requires_grad = requires_grad
 
 
