@@ -106,6 +106,10 @@ def _files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
 
 
 FILES = _files()
+READERS = {
+    "reference": [sys.executable, "-m", "torchfmt", "dump"],
+    "kaitai": [sys.executable, str(HERE / "adapters" / "kaitai_reader.py")],
+}
 
 TORCH_SIDE = r"""
 import json, sys, warnings
@@ -153,16 +157,15 @@ def torch_views(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     "tensors.md#tensors-device",
     "tensors.md#tensors-device-tensor",
 )
+@pytest.mark.parametrize("reader", sorted(READERS))
 @pytest.mark.parametrize("name", sorted(FILES))
-def test_reference_describes_what_torch_loads(name: str, torch_views: dict[str, dict]) -> None:
+def test_readers_describe_what_torch_loads(name: str, reader: str, torch_views: dict[str, dict]) -> None:
+    """The reference reader and the Kaitai-based second reader (written from the spec) both describe
+    exactly what torch loads."""
     view = torch_views[name]
     env = dict(os.environ, PYTHONPATH=str(HERE.parent / "reference_impl"))
     run = subprocess.run(
-        [sys.executable, "-m", "torchfmt", "dump", view["path"]],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
+        [*READERS[reader], view["path"]], capture_output=True, text=True, env=env, timeout=60
     )
     assert run.returncode == 0, run.stderr
     assert compare(view["torch"], json.loads(run.stdout)) == []

@@ -64,6 +64,14 @@ def dtype_arith_table() -> str:
     return markdown_table(header, rows)
 
 
+def tensor_properties_table() -> str:
+    """The names a tensor's pickled state may not set (spec/tensors.md#tensors-python-state), from
+    :data:`torchfmt.pt.rebuild.TENSOR_PROPERTIES`."""
+    from torchfmt.pt.rebuild import TENSOR_PROPERTIES
+
+    return markdown_table(("property",), [(_code(n),) for n in sorted(TENSOR_PROPERTIES)])
+
+
 def error_table() -> str:
     """The closed set of error codes of spec/canonical.md#canonical-error-codes, from
     :data:`torchfmt.errors.ERROR_CODES` (same names, same order)."""
@@ -88,6 +96,7 @@ def limits_table() -> str:
 GENERATORS: dict[str, Callable[[], str]] = {
     "dtype-table": dtype_table,
     "dtype-arith": dtype_arith_table,
+    "tensor-properties": tensor_properties_table,
     "error-codes": error_table,
     "reader-limits": limits_table,
 }

@@ -79,8 +79,10 @@ def tensor_sha256(t: Tensor) -> str:
     elems = t.storage.array()  # (numel, itemsize)
     width = t.dtype.itemsize
     base = elems[t.storage_offset:]
+    dims = [(n, s) for n, s in zip(t.shape, t.stride, strict=True) if n != 1]  # numpy: at most 64 dims
     view = np.lib.stride_tricks.as_strided(
-        base, shape=(*t.shape, width), strides=(*(s * width for s in t.stride), 1), writeable=False)
+        base, shape=(*(n for n, _ in dims), width), strides=(*(s * width for _, s in dims), 1),
+        writeable=False)
     h = hashlib.sha256()
     rows = view.reshape(1, *view.shape) if view.ndim == 1 else view
     step = max(1, (1 << 24) // max(1, t.numel // max(1, rows.shape[0]) * width))
