@@ -37,7 +37,12 @@ def _float3(key: str = "0", **kw: object) -> bytes:
     return rs.v2(rs.pid("FloatStorage", key, 3), 0, (3,), (1,), **kw)
 
 
+#: float16 values: a signaling NaN of each sign, a quiet NaN, -0.0 (and, as complex32, two elements).
+HALVES = struct.pack("<4H", 0xFC7C, 0x7C01, 0x7E00, 0x8000)
+
+
 def _files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
+    neg = rs.meta(a.binunicode("neg"), T)
     conj = rs.meta(a.binunicode("conj"), F)
     latin1_neg = a.call(G("_codecs", "encode"), a.binunicode("neg"), a.binunicode("latin1"))  # b"neg"
     neg_bytes = rs.meta(latin1_neg, T)
@@ -102,6 +107,50 @@ def _files() -> dict[str, tuple[bytes, dict[str, bytes]]]:
             {},
         ),
         "device-tensor-meta": (rs.doc(("m", devt)), F3),
+        "neg-float16-signaling-nan": (
+            rs.doc(("x", rs.v2(rs.pid("HalfStorage", "0", 4), 0, (4,), (1,), metadata=neg))),
+            {"0": HALVES},
+        ),
+        "neg-complex32": (
+            rs.doc(("x", rs.v3(rs.pid("UntypedStorage", "0", 8), (2,), "complex32", metadata=neg))),
+            {"0": HALVES},
+        ),
+        "conj-complex32": (
+            rs.doc(
+                (
+                    "x",
+                    rs.v3(
+                        rs.pid("UntypedStorage", "0", 8),
+                        (2,),
+                        "complex32",
+                        metadata=rs.meta(a.binunicode("conj"), T),
+                    ),
+                )
+            ),
+            {"0": HALVES},
+        ),
+        "conj-neg-complex64": (
+            rs.doc(
+                (
+                    "x",
+                    rs.v2(
+                        rs.pid("ComplexFloatStorage", "0", 2),
+                        0,
+                        (2,),
+                        (1,),
+                        metadata=a.dict_((a.binunicode("conj"), T), (a.binunicode("neg"), T)),
+                    ),
+                )
+            ),
+            C2,
+        ),
+        "neg-uint8-int8": (
+            rs.doc(
+                ("u", rs.v2(rs.pid("ByteStorage", "0", 3), 0, (3,), (1,), metadata=neg)),
+                ("i", rs.v2(rs.pid("CharStorage", "1", 3), 0, (3,), (1,), metadata=neg)),
+            ),
+            {"0": b"\x00\x01\xc8", "1": b"\x80\x7f\x01"},
+        ),
     }
 
 

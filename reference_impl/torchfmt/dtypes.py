@@ -27,8 +27,12 @@ class DType:
     ``negation`` is how PyTorch negates an element when it resolves a negative or conjugate view
     (spec/tensors.md#tensors-conj-neg): ``"sign"`` flips the sign bit of each ``swap_unit``-wide float
     part (NaN and zero included; complex: both parts, or the imaginary part only for a conjugate),
-    ``"twos"`` is two's-complement negation modulo 2^bits, ``None`` means torch 2.13 has no negation
-    for the dtype (``neg`` is "not implemented"), so no view of it may carry either bit.
+    ``"sign-quiet"`` does the same and then quiets a signaling NaN among the flipped parts (torch
+    negates half-precision parts in float32, which sets the NaN's quiet bit), ``"twos"`` is
+    two's-complement negation modulo 2^bits, ``None`` means torch 2.13 has no negation
+    for the dtype (``neg`` is "not implemented"), so no view of it may carry either bit.  ``neg_conj``
+    is false where torch has no kernel for both bits at once (``complex32``: "neg_conj_cpu" is not
+    implemented).
     ``differentiable`` says whether a tensor of the dtype may have ``requires_grad`` set (torch:
     floating-point and complex dtypes only; spec/tensors.md#tensors-requires-grad).
     """
@@ -43,6 +47,7 @@ class DType:
     per_byte: int = 1
     negation: str | None = None
     differentiable: bool = False
+    neg_conj: bool = True
 
     @property
     def is_complex(self) -> bool:
@@ -55,10 +60,10 @@ class DType:
 
 def _d(name: str, np_type: object, storage_class: str | None, t7_class: str | None = None,
        swap_unit: int | None = None, quantized: bool = False, per_byte: int = 1,
-       negation: str | None = None, differentiable: bool = False) -> DType:
+       negation: str | None = None, differentiable: bool = False, neg_conj: bool = True) -> DType:
     dt = np.dtype(np_type)
     return DType(name, dt.itemsize, dt, swap_unit or dt.itemsize, storage_class, t7_class, quantized,
-                 per_byte, negation, differentiable)
+                 per_byte, negation, differentiable, neg_conj)
 
 
 _COMPLEX32 = np.dtype([("real", "<f2"), ("imag", "<f2")])
@@ -74,11 +79,12 @@ DTYPES: tuple[DType, ...] = (
     _d("uint16", "<u2", None),
     _d("uint32", "<u4", None),
     _d("uint64", "<u8", None),
-    _d("float16", "<f2", "HalfStorage", "Half", negation="sign", differentiable=True),
+    _d("float16", "<f2", "HalfStorage", "Half", negation="sign-quiet", differentiable=True),
     _d("bfloat16", ml_dtypes.bfloat16, "BFloat16Storage", negation="sign", differentiable=True),
     _d("float32", "<f4", "FloatStorage", "Float", negation="sign", differentiable=True),
     _d("float64", "<f8", "DoubleStorage", "Double", negation="sign", differentiable=True),
-    _d("complex32", _COMPLEX32, None, swap_unit=2, negation="sign", differentiable=True),
+    _d("complex32", _COMPLEX32, None, swap_unit=2, negation="sign-quiet", differentiable=True,
+       neg_conj=False),
     _d("complex64", "<c8", "ComplexFloatStorage", swap_unit=4, negation="sign",
        differentiable=True),
     _d("complex128", "<c16", "ComplexDoubleStorage", swap_unit=8, negation="sign",
@@ -135,8 +141,9 @@ def resolve_bits(values: np.ndarray, dtype: DType, conj: bool, neg: bool) -> np.
     unit = dtype.swap_unit
     parts = out.reshape(-1).view(f"<u{unit}").reshape(-1, dtype.itemsize // unit)
     sign = np.array(1 << (8 * unit - 1), dtype=f"<u{unit}")
-    if neg:
-        parts ^= sign
-    if conj:
-        parts[:, -1] ^= sign
+    flipped = parts if neg and not conj else parts[:, :1] if neg else parts[:, -1:]
+    flipped ^= sign
+    if dtype.negation == "sign-quiet":  # binary16: exponent 0x7c00, mantissa 0x03ff, quiet bit 0x0200
+        nan = ((flipped & 0x7C00) == 0x7C00) & ((flipped & 0x03FF) != 0)
+        flipped |= np.where(nan, np.uint16(0x0200), np.uint16(0))
     return out

@@ -58,9 +58,10 @@ def dtype_table() -> str:
 def dtype_arith_table() -> str:
     """Per dtype, how torch negates it and whether it may require grad (spec/tensors.md#tensors-conj-neg,
     #tensors-requires-grad), from :data:`torchfmt.dtypes.DTYPES`."""
-    header = ("dtype", "negation", "conjugate bit", "differentiable")
+    header = ("dtype", "negation", "conjugate bit", "both bits", "differentiable")
     rows = [(_code(d.name), _code(d.negation) or "none", "yes" if d.is_complex else "",
-             "yes" if d.differentiable else "") for d in DTYPES]
+             "yes" if d.is_complex and d.neg_conj else "", "yes" if d.differentiable else "")
+            for d in DTYPES]
     return markdown_table(header, rows)
 
 

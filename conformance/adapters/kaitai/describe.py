@@ -51,13 +51,17 @@ def format_float(x: float) -> str:
 def _apply_bits(t: Tensor, block: np.ndarray) -> np.ndarray:
     """The values torch presents for a conjugate or negative view (spec/canonical.md#canonical-hash)."""
     name = t.dtype.name
-    if name == "complex32":
-        halves = block.reshape(*block.shape[:-1], 2, 2).view(np.float16)[..., 0].copy()
+    if name in ("float16", "complex32"):  # sign-quiet: a flipped signaling NaN comes out quiet
+        bits = block.reshape(*block.shape[:-1], -1, 2).view("<u2")[..., 0].copy()
+        flip = np.zeros(bits.shape, bool)
         if t.neg:
-            halves = -halves
+            flip[...] = True
         if t.conj:
-            halves[..., 1] = -halves[..., 1]
-        return halves.view(np.uint8).reshape(block.shape)
+            flip[..., -1] = ~flip[..., -1]
+        bits = np.where(flip, bits ^ 0x8000, bits)
+        nan = flip & ((bits & 0x7C00) == 0x7C00) & ((bits & 0x03FF) != 0)
+        bits = np.where(nan, bits | 0x0200, bits).astype("<u2")
+        return bits.view(np.uint8).reshape(block.shape)
     values = block.view(t.dtype.numpy)[..., 0].copy()
     if t.neg:
         values = -values

@@ -143,13 +143,15 @@ BY_T7_CLASS: dict[str, DType] = {d.t7_class: d for d in DTYPES.values() if d.t7_
 
 
 @cache
-def dtype_arith() -> dict[str, tuple[str | None, bool, bool]]:
-    """Per dtype: its negation (``sign``, ``twos`` or None), whether a conjugate bit may be set on it and
-    whether it may require grad (spec/tensors.md#tensors-requires-grad, #tensors-conj-neg)."""
+def dtype_arith() -> dict[str, tuple[str | None, bool, bool, bool]]:
+    """Per dtype: its negation (``sign``, ``sign-quiet``, ``twos`` or None), whether a conjugate bit may
+    be set on it, whether both bits may, and whether it may require grad
+    (spec/tensors.md#tensors-requires-grad, #tensors-conj-neg)."""
     out = {}
     for row in generated_table(TENSORS_SPEC.read_text(encoding="utf-8"), "dtype-arith"):
-        name, negation, conj, differentiable = row[:4]
-        out[name] = (None if negation == "none" else negation, conj == "yes", differentiable == "yes")
+        name, negation, conj, both, differentiable = row[:5]
+        out[name] = (None if negation == "none" else negation, conj == "yes", both == "yes",
+                     differentiable == "yes")
     return out
 
 

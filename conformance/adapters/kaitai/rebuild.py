@@ -106,7 +106,7 @@ _DEVICE = re.compile(r"([a-z]+)(?::(0|[1-9][0-9]{0,3}))?")
 
 
 def _grad(m: Machine, dtype_name: str, requires_grad: bool) -> None:
-    if requires_grad and not ARITH[dtype_name][2]:
+    if requires_grad and not ARITH[dtype_name][3]:
         raise m.fail(f"a {dtype_name} tensor cannot require grad", "bad-value")
 
 
@@ -155,6 +155,8 @@ def _metadata(m: Machine, t: Tensor, metadata: Any) -> Tensor:
             setattr(t, name, True)
     if t.conj and not ARITH[t.dtype.name][1]:
         raise m.fail(f"a conjugate bit on a {t.dtype.name} tensor", "bad-value")
+    if t.conj and t.neg and not ARITH[t.dtype.name][2]:
+        raise m.fail(f"both bits on a {t.dtype.name} tensor", "bad-value")
     if (t.conj or t.neg) and ARITH[t.dtype.name][0] is None:
         raise m.fail(f"torch cannot negate {t.dtype.name}", "bad-value")
     return t

@@ -175,6 +175,18 @@ def rebuild_cases() -> list[AdvCase]:
             why=f"torch sets the negative bit but cannot negate {dtype} (neg is not implemented for it): "
             "the values it would present cannot be computed",
         )
+    both = a.dict_((a.binunicode("conj"), T), (a.binunicode("neg"), T))
+    case(
+        "conj-and-neg-on-complex32",
+        doc(("x", v3(pid("UntypedStorage", "0", 8), (2,), "complex32", metadata=both))),
+        {"0": struct.pack("<4e", 1.0, 2.0, -3.0, 0.5)},
+        ["bad-value"],
+        ["conj-view", "neg-view", "untyped-storage"],
+        cn,
+        "a complex32 tensor whose metadata sets both conj and neg",
+        why="torch sets both bits but has no kernel to resolve them together for complex32 (neg_conj is "
+        "not implemented): the values it would present cannot be computed",
+    )
     case(
         "metadata-int-value",
         doc(

@@ -142,6 +142,8 @@ def _metadata(t: Tensor, metadata: dict[Any, Any] | None, where: int | None) -> 
         raise FormatError("bad-value", where, f"a conjugate bit on a {t.dtype.name} tensor")
     if (t.conj or t.neg) and t.dtype.negation is None:
         raise FormatError("bad-value", where, f"torch cannot negate {t.dtype.name} elements")
+    if t.conj and t.neg and not t.dtype.neg_conj:
+        raise FormatError("bad-value", where, f"torch cannot resolve both bits of a {t.dtype.name} tensor")
     return t
 
 
