@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 import struct
+from dataclasses import dataclass
 
 from . import assemble as a
 from . import rawzip, sources
@@ -466,3 +467,212 @@ def rebuild_cases() -> list[AdvCase]:
         "allowlist has only that spelling)",
     )
     return out
+
+
+# -- the accept side: hostile files torch 2.13 loads, which a reader describes as torch loads them ----
+
+#: float16 values: a signaling NaN of each sign, a quiet NaN, -0.0 (and, as complex32, two elements).
+HALVES = struct.pack("<4H", 0xFC7C, 0x7C01, 0x7E00, 0x8000)
+C2 = struct.pack("<4f", 1.0, 2.0, float("nan"), -4.0)
+
+
+@dataclass(frozen=True)
+class Accept:
+    """A hostile file torch loads: its pickle and storage records, and what it exercises."""
+
+    name: str
+    pkl: bytes
+    storages: dict[str, bytes]
+    features: tuple[str, ...]
+    spec: tuple[str, ...]
+    how: str
+
+    @property
+    def data(self) -> bytes:
+        return in_zip(self.pkl, self.storages)
+
+
+def _float3(key: str = "0", metadata: bytes | None = None) -> bytes:
+    return v2(pid("FloatStorage", key, 3), 0, (3,), (1,), metadata=metadata)
+
+
+def accept_files() -> list[Accept]:
+    """The accept side of this family: each file is one torch 2.13 loads with ``weights_only=True``,
+    and its expected description is torch's (generators/torch_describe.py)."""
+    f3 = {"0": F32}
+    cn, st = ("tensors.md#tensors-conj-neg",), ("tensors.md#tensors-storage-identity",)
+    neg = meta(a.binunicode("neg"), T)
+    conj_t = meta(a.binunicode("conj"), T)
+    both = a.dict_((a.binunicode("conj"), T), (a.binunicode("neg"), T))
+    b_neg = a.call(G("_codecs", "encode"), a.binunicode("neg"), a.binunicode("latin1"))  # b"neg"
+    key_int = (
+        a.tuple_(
+            a.binunicode("storage"),
+            G("torch", "FloatStorage"),
+            a.integer(0),
+            a.binunicode("cpu"),
+            a.integer(3),
+        )
+        + pickle.BINPERSID
+    )
+    layout = a.call(G("torch.serialization", "_get_layout"), a.binunicode("torch.sparse_coo"))
+    sparse32 = a.call(
+        G("torch._utils", "_rebuild_sparse_tensor"),
+        layout,
+        a.tuple_(
+            v2(pid("IntStorage", "0", 2), 0, (1, 2), (2, 1)),
+            v2(pid("FloatStorage", "1", 2), 0, (2,), (1,)),
+            ints((3,)),
+            F,
+        ),
+    )
+    devt = a.call(
+        G("torch._utils", "_rebuild_device_tensor_from_cpu_tensor"),
+        _float3(),
+        G("torch", "float32"),
+        a.binunicode("meta"),
+        F,
+    )
+    empty = v2(pid("FloatStorage", "0", 0), 0, (0,), (1,))
+    c32 = pid("UntypedStorage", "0", 8)
+    return [
+        Accept(
+            "conj-key-false",
+            doc(
+                (
+                    "x",
+                    v2(
+                        pid("ComplexFloatStorage", "0", 2),
+                        0,
+                        (2,),
+                        (1,),
+                        metadata=meta(a.binunicode("conj"), F),
+                    ),
+                )
+            ),
+            {"0": C2},
+            ("conj-view", "dtype-complex64"),
+            cn,
+            "a complex64 tensor whose metadata is {'conj': False}: torch sets the bit because the key "
+            "is there",
+        ),
+        Accept(
+            "neg-bytes-key",
+            doc(("x", _float3(metadata=meta(b_neg, T)))),
+            f3,
+            ("neg-view", "dtype-float32"),
+            cn,
+            "a float32 tensor whose metadata key is the bytes b'neg' (via _codecs.encode): torch takes it "
+            "as the name",
+        ),
+        Accept(
+            "neg-float16-signaling-nan",
+            doc(("x", v2(pid("HalfStorage", "0", 4), 0, (4,), (1,), metadata=neg))),
+            {"0": HALVES},
+            ("neg-view", "dtype-float16"),
+            cn,
+            "a float16 negative view over two signaling NaNs, a quiet NaN and -0.0: torch quiets the "
+            "signaling NaNs as it flips their signs",
+        ),
+        Accept(
+            "neg-complex32",
+            doc(("x", v3(c32, (2,), "complex32", metadata=neg))),
+            {"0": HALVES},
+            ("neg-view", "untyped-storage"),
+            cn,
+            "a complex32 negative view (float16 halves, NaNs included)",
+        ),
+        Accept(
+            "conj-complex32",
+            doc(("x", v3(c32, (2,), "complex32", metadata=conj_t))),
+            {"0": HALVES},
+            ("conj-view", "untyped-storage"),
+            cn,
+            "a complex32 conjugate view: only the imaginary halves flip",
+        ),
+        Accept(
+            "conj-neg-complex64",
+            doc(("x", v2(pid("ComplexFloatStorage", "0", 2), 0, (2,), (1,), metadata=both))),
+            {"0": C2},
+            ("conj-view", "neg-view", "dtype-complex64"),
+            cn,
+            "a complex64 view with both bits: only the real parts flip",
+        ),
+        Accept(
+            "neg-uint8-int8",
+            doc(
+                ("u", v2(pid("ByteStorage", "0", 3), 0, (3,), (1,), metadata=neg)),
+                ("i", v2(pid("CharStorage", "1", 3), 0, (3,), (1,), metadata=neg)),
+            ),
+            {"0": b"\x00\x01\xc8", "1": b"\x80\x7f\x01"},
+            ("neg-view", "dtype-uint8", "dtype-int8"),
+            cn,
+            "uint8 and int8 negative views: two's complement modulo 256 (-128 stays -128)",
+        ),
+        Accept(
+            "from-type-parameter",
+            doc(("x", from_type(G("torch.nn.parameter", "Parameter"), pickle.NONE))),
+            f3,
+            ("parameter", "tensor-python-attrs"),
+            ("tensors.md#tensors-parameter",),
+            "_rebuild_from_type_v2(_rebuild_tensor_v2, Parameter, ...): as_subclass makes a Parameter that "
+            "keeps requires_grad False",
+        ),
+        Accept(
+            "storage-key-int-and-str",
+            doc(("a", _float3()), ("b", v2(key_int, 0, (3,), (1,)))),
+            f3,
+            ("shared-storage",),
+            st,
+            "two persistent ids of the record data/0, with the key '0' and the key 0: "
+            "torch's cache keeps them apart, two storages",
+        ),
+        Accept(
+            "empty-storage-twice",
+            doc(("a", empty), ("b", empty)),
+            {"0": b""},
+            ("empty-tensor",),
+            st,
+            "two references to one empty storage: torch caches no empty storage, so they are two",
+        ),
+        Accept(
+            "sparse-int32-indices",
+            doc(("s", sparse32)),
+            {"0": struct.pack("<2i", 0, 2), "1": struct.pack("<2f", 1.5, 2.5)},
+            ("sparse-coo", "dtype-int32"),
+            ("tensors.md#tensors-sparse",),
+            "a sparse COO tensor with int32 indices: torch keeps them as a new int64 tensor",
+        ),
+        Accept(
+            "empty-size-product-2-64",
+            doc(("t", v2(pid("FloatStorage", "0", 3), 0, (0, 1 << 62, 4), (1, 1, 1)))),
+            f3,
+            ("empty-tensor", "adv-huge-count"),
+            ("tensors.md#tensors-empty",),
+            "an empty tensor of size (0, 2^62, 4): legal, no element",
+        ),
+        Accept(
+            "dims-65",
+            doc(("t", v2(pid("FloatStorage", "0", 3), 1, (1,) * 64 + (2,), (1,) * 65))),
+            f3,
+            ("partial-view",),
+            ("tensors.md#tensors-view",),
+            "a 65-dimensional tensor (numpy allows 64)",
+        ),
+        Accept(
+            "device-string-index",
+            doc(("d", device(a.binunicode("cuda:1"))), ("e", device(a.binunicode("xla"), a.integer(3)))),
+            {},
+            (),
+            ("tensors.md#tensors-device", "canonical.md#canonical-pt-values"),
+            "torch.device('cuda:1') and torch.device('xla', 3): both in the normal form [type, index]",
+        ),
+        Accept(
+            "device-tensor-meta",
+            doc(("m", devt)),
+            f3,
+            ("meta-tensor",),
+            ("tensors.md#tensors-device-tensor",),
+            "_rebuild_device_tensor_from_cpu_tensor(tensor, float32, 'meta', False): a meta tensor, no data",
+        ),
+    ]
