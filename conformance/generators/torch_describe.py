@@ -209,12 +209,18 @@ class Describer:
         self.ids: dict[int, str] = {}
         self.storage_ids: dict[int, str] = {}
         self.storages: dict[str, dict[str, Any]] = {}
+        #: the dtype of the dense tensors viewing each untyped storage (by ``_cdata``): a bare untyped
+        #: storage beside such a view is that storage (spec/tensors.md#tensors-untyped-storage)
+        self.view_dtypes: dict[int, torch.dtype] = {}
 
     # pass 1
     def walk(self, root: Any) -> None:
         stack = [root]
         while stack:
             v = stack.pop()
+            if (isinstance(v, torch.Tensor) and v.layout == torch.strided and v.device.type != "meta"
+                    and not v.is_quantized):
+                self.view_dtypes.setdefault(untyped_of_tensor(v)._cdata, v.dtype)
             if _is_shareable(v):
                 self.count[id(v)] += 1
                 self.keep.append(v)
@@ -328,6 +334,8 @@ class Describer:
     def storage_id_of_storage(self, s: Any) -> str:
         u = untyped_of_storage(s)
         dtype = s.dtype if isinstance(s, torch.storage.TypedStorage) else torch.uint8
+        if dtype == torch.uint8:  # an untyped storage's bytes, which a tensor may view with its dtype
+            dtype = self.view_dtypes.get(u._cdata, dtype)
         return self._storage_record(u._cdata, u, dtype)
 
     # tensors

@@ -398,6 +398,28 @@ def _untyped_storage() -> Any:
     return untyped(torch.tensor([1, -2, 3], dtype=torch.int32))
 
 
+@recipe("untyped-storage-beside-view", features=("bare-storage", "untyped-storage", "shared-storage",
+                                                 "dtype-uint16"),
+        spec=("tensors.md#tensors-untyped-storage",), formats=("pt-zip",), min_torch=(2, 3),
+        requires=("uint16",),
+        notes="a uint16 tensor (written through an untyped storage and _rebuild_tensor_v3) and that "
+              "storage's untyped_storage() object, bare: torch loads the bare object as the same bytes read "
+              "as uint8; the description names the one storage, with the view's dtype")
+def _untyped_beside_view() -> dict[str, Any]:
+    t = torch.tensor([1, 2, 65535], dtype=torch.uint16)
+    return {"storage": t.untyped_storage(), "tensor": t}
+
+
+@recipe("sparse-parameter", features=("sparse-coo", "parameter"), spec=("tensors.md#tensors-parameter",),
+        formats=("pt-zip",), min_torch=(2, 0),
+        notes="nn.Parameter around a sparse COO tensor: torch saves and loads it; version 0 describes the "
+              "sparse tensor with the Parameter's requires_grad")
+def _sparse_parameter() -> dict[str, Any]:
+    coo = torch.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.5]]).to_sparse()
+    return {"trainable": torch.nn.Parameter(coo),
+            "frozen": torch.nn.Parameter(coo.clone(), requires_grad=False)}
+
+
 @recipe("storage-and-tensor", features=("bare-storage", "shared-storage"))
 def _storage_and_tensor() -> dict[str, Any]:
     t = torch.arange(6, dtype=torch.float32)

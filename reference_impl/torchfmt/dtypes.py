@@ -24,6 +24,17 @@ class DType:
     storage class name (``FloatStorage``), ``t7_class`` the Lua Torch class stem (``Float`` for
     ``torch.FloatTensor``); either is ``None`` where that writer has no such class.  ``per_byte`` is how
     many elements one byte packs (the packed quantized types; their storages count bytes).
+    ``negation`` is how PyTorch negates an element when it resolves a negative or conjugate view
+    (spec/tensors.md#tensors-conj-neg): ``"sign"`` flips the sign bit of each ``swap_unit``-wide float
+    part (NaN and zero included; complex: both parts, or the imaginary part only for a conjugate),
+    ``"sign-quiet"`` does the same and then quiets a signaling NaN among the flipped parts (torch
+    negates half-precision parts in float32, which sets the NaN's quiet bit), ``"twos"`` is
+    two's-complement negation modulo 2^bits, ``None`` means torch 2.13 has no negation
+    for the dtype (``neg`` is "not implemented"), so no view of it may carry either bit.  ``neg_conj``
+    is false where torch has no kernel for both bits at once (``complex32``: "neg_conj_cpu" is not
+    implemented).
+    ``differentiable`` says whether a tensor of the dtype may have ``requires_grad`` set (torch:
+    floating-point and complex dtypes only; spec/tensors.md#tensors-requires-grad).
     """
 
     name: str
@@ -34,16 +45,25 @@ class DType:
     t7_class: str | None
     quantized: bool = False
     per_byte: int = 1
+    negation: str | None = None
+    differentiable: bool = False
+    neg_conj: bool = True
+
+    @property
+    def is_complex(self) -> bool:
+        """A complex dtype: two float parts, the only dtypes a conjugate bit may be set on."""
+        return self.name.startswith("complex")
 
     def __repr__(self) -> str:
         return f"DType({self.name})"
 
 
 def _d(name: str, np_type: object, storage_class: str | None, t7_class: str | None = None,
-       swap_unit: int | None = None, quantized: bool = False, per_byte: int = 1) -> DType:
+       swap_unit: int | None = None, quantized: bool = False, per_byte: int = 1,
+       negation: str | None = None, differentiable: bool = False, neg_conj: bool = True) -> DType:
     dt = np.dtype(np_type)
     return DType(name, dt.itemsize, dt, swap_unit or dt.itemsize, storage_class, t7_class, quantized,
-                 per_byte)
+                 per_byte, negation, differentiable, neg_conj)
 
 
 _COMPLEX32 = np.dtype([("real", "<f2"), ("imag", "<f2")])
@@ -51,27 +71,31 @@ _COMPLEX32 = np.dtype([("real", "<f2"), ("imag", "<f2")])
 #: Every dtype, in the order of the spec's table.
 DTYPES: tuple[DType, ...] = (
     _d("bool", np.bool_, "BoolStorage"),
-    _d("uint8", "<u1", "ByteStorage", "Byte"),
-    _d("int8", "<i1", "CharStorage", "Char"),
-    _d("int16", "<i2", "ShortStorage", "Short"),
-    _d("int32", "<i4", "IntStorage", "Int"),
-    _d("int64", "<i8", "LongStorage", "Long"),
+    _d("uint8", "<u1", "ByteStorage", "Byte", negation="twos"),
+    _d("int8", "<i1", "CharStorage", "Char", negation="twos"),
+    _d("int16", "<i2", "ShortStorage", "Short", negation="twos"),
+    _d("int32", "<i4", "IntStorage", "Int", negation="twos"),
+    _d("int64", "<i8", "LongStorage", "Long", negation="twos"),
     _d("uint16", "<u2", None),
     _d("uint32", "<u4", None),
     _d("uint64", "<u8", None),
-    _d("float16", "<f2", "HalfStorage", "Half"),
-    _d("bfloat16", ml_dtypes.bfloat16, "BFloat16Storage"),
-    _d("float32", "<f4", "FloatStorage", "Float"),
-    _d("float64", "<f8", "DoubleStorage", "Double"),
-    _d("complex32", _COMPLEX32, None, swap_unit=2),
-    _d("complex64", "<c8", "ComplexFloatStorage", swap_unit=4),
-    _d("complex128", "<c16", "ComplexDoubleStorage", swap_unit=8),
-    _d("float8_e4m3fn", ml_dtypes.float8_e4m3fn, None),
-    _d("float8_e5m2", ml_dtypes.float8_e5m2, None),
-    _d("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, None),
-    _d("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, None),
-    _d("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, None),
-    _d("float4_e2m1fn_x2", "<u1", None),  # one element is a byte packing two float4_e2m1fn values
+    _d("float16", "<f2", "HalfStorage", "Half", negation="sign-quiet", differentiable=True),
+    _d("bfloat16", ml_dtypes.bfloat16, "BFloat16Storage", negation="sign", differentiable=True),
+    _d("float32", "<f4", "FloatStorage", "Float", negation="sign", differentiable=True),
+    _d("float64", "<f8", "DoubleStorage", "Double", negation="sign", differentiable=True),
+    _d("complex32", _COMPLEX32, None, swap_unit=2, negation="sign-quiet", differentiable=True,
+       neg_conj=False),
+    _d("complex64", "<c8", "ComplexFloatStorage", swap_unit=4, negation="sign",
+       differentiable=True),
+    _d("complex128", "<c16", "ComplexDoubleStorage", swap_unit=8, negation="sign",
+       differentiable=True),
+    _d("float8_e4m3fn", ml_dtypes.float8_e4m3fn, None, differentiable=True),
+    _d("float8_e5m2", ml_dtypes.float8_e5m2, None, differentiable=True),
+    _d("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, None, differentiable=True),
+    _d("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, None, differentiable=True),
+    _d("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, None, differentiable=True),
+    # one element is a byte packing two float4_e2m1fn values
+    _d("float4_e2m1fn_x2", "<u1", None, differentiable=True),
     _d("bits1x8", "<u1", None),  # bits*: opaque elements, read as unsigned integers of their width
     _d("bits2x4", "<u1", None),
     _d("bits4x2", "<u1", None),
@@ -103,3 +127,23 @@ def to_little_endian(raw: np.ndarray, dtype: DType) -> np.ndarray:
         return raw.view(dtype.numpy)
     unit = np.dtype(f">u{dtype.swap_unit}")
     return raw.view(unit).astype(unit.newbyteorder("<")).view(dtype.numpy)
+
+
+def resolve_bits(values: np.ndarray, dtype: DType, conj: bool, neg: bool) -> np.ndarray:
+    """The elements ``values`` (of ``dtype``) as PyTorch presents a view with the conjugate and/or
+    negative bit (spec/tensors.md#tensors-conj-neg), as a new array.  Floats are negated by flipping
+    the sign bit of each part, exactly as torch does (NaN and zero included); ``conj`` flips the
+    imaginary part's only.  The caller has checked that ``dtype`` has a negation (and, for ``conj``,
+    is complex)."""
+    out = np.array(values, copy=True, order="C")
+    if dtype.negation == "twos":
+        return np.negative(out) if neg else out
+    unit = dtype.swap_unit
+    parts = out.reshape(-1).view(f"<u{unit}").reshape(-1, dtype.itemsize // unit)
+    sign = np.array(1 << (8 * unit - 1), dtype=f"<u{unit}")
+    flipped = parts if neg and not conj else parts[:, :1] if neg else parts[:, -1:]
+    flipped ^= sign
+    if dtype.negation == "sign-quiet":  # binary16: exponent 0x7c00, mantissa 0x03ff, quiet bit 0x0200
+        nan = ((flipped & 0x7C00) == 0x7C00) & ((flipped & 0x03FF) != 0)
+        flipped |= np.where(nan, np.uint16(0x0200), np.uint16(0))
+    return out

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import DType, to_little_endian
+from .dtypes import DType, resolve_bits, to_little_endian
 
 
 @dataclass(eq=False)
@@ -33,6 +33,8 @@ class Storage:
     byte_order: str = "little"
     data: np.ndarray | None = None
     key: str | None = None
+    viewed: bool = False  # a tensor views it: its dtype is fixed (spec/tensors.md#tensors-storage)
+    retyped: bool = False  # an untyped (byte) storage a _rebuild_tensor_v3 gave another dtype
 
     def array(self) -> np.ndarray:
         """The elements as a 1-D little-endian numpy array (a view of the file where possible)."""
@@ -72,30 +74,32 @@ class Tensor:
     lua: bool = False  # a .t7 tensor: no dimensions means no element (spec/t7.md#t7-tensor)
 
     def numpy(self) -> np.ndarray:
-        """The logical values as a numpy view over the storage (no copy, except after conj/neg)."""
-        if self.lua and not self.shape:
+        """The logical values as a numpy view over the storage (no copy, except after conj/neg).
+
+        An empty tensor is an empty 1-d array whatever its shape (its hash is the empty string's; a
+        shape such as ``(0, 2**62, 4)`` is legal but no numpy array).  Dimensions of size 1 are left
+        out of the strided view: they change neither the elements nor their order, and numpy allows
+        at most 64 dimensions where torch allows more (spec/tensors.md#tensors-view)."""
+        if (self.lua and not self.shape) or self.storage is None or any(s == 0 for s in self.shape):
             return np.zeros((0,), dtype=self.dtype.numpy)
-        if self.storage is None or any(s == 0 for s in self.shape):
-            return np.zeros(self.shape, dtype=self.dtype.numpy)
         base = self.storage.array()
         if self.dtype.per_byte > 1:  # packed (contiguous): the bytes that hold the elements, as int_repr()
             packed = -(-math.prod(self.shape) // self.dtype.per_byte)
             return base[self.storage_offset:self.storage_offset + packed]
         item = base.itemsize
+        dims = [(n, s) for n, s in zip(self.shape, self.stride, strict=True) if n != 1]
         # numpy's as_strided cannot rebuild ml_dtypes' float8 types: stride their bits, then view back
         bits = base.view(f"u{item}") if base.dtype.type.__module__.startswith("ml_dtypes") else base
         view = np.lib.stride_tricks.as_strided(
             bits[self.storage_offset:],
-            shape=self.shape,
-            strides=tuple(s * item for s in self.stride),
+            shape=tuple(n for n, _ in dims),
+            strides=tuple(s * item for _, s in dims),
             writeable=False,
         )
         if bits is not base:
             view = view.view(base.dtype)
-        if self.conj:
-            view = np.conj(view)
-        if self.neg:
-            view = np.negative(view)
+        if self.conj or self.neg:
+            view = resolve_bits(view, self.dtype, self.conj, self.neg)
         return view
 
 

@@ -55,6 +55,24 @@ def dtype_table() -> str:
     return markdown_table(header, rows)
 
 
+def dtype_arith_table() -> str:
+    """Per dtype, how torch negates it and whether it may require grad (spec/tensors.md#tensors-conj-neg,
+    #tensors-requires-grad), from :data:`torchfmt.dtypes.DTYPES`."""
+    header = ("dtype", "negation", "conjugate bit", "both bits", "differentiable")
+    rows = [(_code(d.name), _code(d.negation) or "none", "yes" if d.is_complex else "",
+             "yes" if d.is_complex and d.neg_conj else "", "yes" if d.differentiable else "")
+            for d in DTYPES]
+    return markdown_table(header, rows)
+
+
+def tensor_properties_table() -> str:
+    """The names a tensor's pickled state may not set (spec/tensors.md#tensors-python-state), from
+    :data:`torchfmt.pt.rebuild.TENSOR_PROPERTIES`."""
+    from torchfmt.pt.rebuild import TENSOR_PROPERTIES
+
+    return markdown_table(("property",), [(_code(n),) for n in sorted(TENSOR_PROPERTIES)])
+
+
 def error_table() -> str:
     """The closed set of error codes of spec/canonical.md#canonical-error-codes, from
     :data:`torchfmt.errors.ERROR_CODES` (same names, same order)."""
@@ -78,6 +96,8 @@ def limits_table() -> str:
 #: Region name -> the function that renders it.
 GENERATORS: dict[str, Callable[[], str]] = {
     "dtype-table": dtype_table,
+    "dtype-arith": dtype_arith_table,
+    "tensor-properties": tensor_properties_table,
     "error-codes": error_table,
     "reader-limits": limits_table,
 }

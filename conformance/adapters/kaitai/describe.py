@@ -51,13 +51,17 @@ def format_float(x: float) -> str:
 def _apply_bits(t: Tensor, block: np.ndarray) -> np.ndarray:
     """The values torch presents for a conjugate or negative view (spec/canonical.md#canonical-hash)."""
     name = t.dtype.name
-    if name == "complex32":
-        halves = block.reshape(*block.shape[:-1], 2, 2).view(np.float16)[..., 0].copy()
+    if name in ("float16", "complex32"):  # sign-quiet: a flipped signaling NaN comes out quiet
+        bits = block.reshape(*block.shape[:-1], -1, 2).view("<u2")[..., 0].copy()
+        flip = np.zeros(bits.shape, bool)
         if t.neg:
-            halves = -halves
+            flip[...] = True
         if t.conj:
-            halves[..., 1] = -halves[..., 1]
-        return halves.view(np.uint8).reshape(block.shape)
+            flip[..., -1] = ~flip[..., -1]
+        bits = np.where(flip, bits ^ 0x8000, bits)
+        nan = flip & ((bits & 0x7C00) == 0x7C00) & ((bits & 0x03FF) != 0)
+        bits = np.where(nan, bits | 0x0200, bits).astype("<u2")
+        return bits.view(np.uint8).reshape(block.shape)
     values = block.view(t.dtype.numpy)[..., 0].copy()
     if t.neg:
         values = -values
@@ -79,8 +83,10 @@ def tensor_sha256(t: Tensor) -> str:
     elems = t.storage.array()  # (numel, itemsize)
     width = t.dtype.itemsize
     base = elems[t.storage_offset:]
+    dims = [(n, s) for n, s in zip(t.shape, t.stride, strict=True) if n != 1]  # numpy: at most 64 dims
     view = np.lib.stride_tricks.as_strided(
-        base, shape=(*t.shape, width), strides=(*(s * width for s in t.stride), 1), writeable=False)
+        base, shape=(*(n for n, _ in dims), width), strides=(*(s * width for _, s in dims), 1),
+        writeable=False)
     h = hashlib.sha256()
     rows = view.reshape(1, *view.shape) if view.ndim == 1 else view
     step = max(1, (1 << 24) // max(1, t.numel // max(1, rows.shape[0]) * width))

@@ -140,3 +140,23 @@ def dtypes() -> dict[str, DType]:
 DTYPES: dict[str, DType] = dtypes()
 BY_STORAGE_CLASS: dict[str, DType] = {d.storage_class: d for d in DTYPES.values() if d.storage_class}
 BY_T7_CLASS: dict[str, DType] = {d.t7_class: d for d in DTYPES.values() if d.t7_class}
+
+
+@cache
+def dtype_arith() -> dict[str, tuple[str | None, bool, bool, bool]]:
+    """Per dtype: its negation (``sign``, ``sign-quiet``, ``twos`` or None), whether a conjugate bit may
+    be set on it, whether both bits may, and whether it may require grad
+    (spec/tensors.md#tensors-requires-grad, #tensors-conj-neg)."""
+    out = {}
+    for row in generated_table(TENSORS_SPEC.read_text(encoding="utf-8"), "dtype-arith"):
+        name, negation, conj, both, differentiable = row[:5]
+        out[name] = (None if negation == "none" else negation, conj == "yes", both == "yes",
+                     differentiable == "yes")
+    return out
+
+
+@cache
+def tensor_properties() -> frozenset[str]:
+    """The names a tensor's pickled state may not set (spec/tensors.md#tensors-python-state)."""
+    return frozenset(row[0] for row in generated_table(TENSORS_SPEC.read_text(encoding="utf-8"),
+                                                       "tensor-properties"))

@@ -29,7 +29,7 @@ LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL = 1001
 TAR_PROTOCOL = 1000
 TYPE_SIZES = {"short": (2,), "int": (4,), "long": (4, 8)}
-_UNTYPED = ("torch.UntypedStorage", "torch.storage.UntypedStorage")
+_UNTYPED = ("torch.storage.UntypedStorage",)  # the only spelling torch's allowlist has
 _DECIMAL = re.compile(rb"[0-9]{1,20}\n?")
 
 
@@ -323,7 +323,7 @@ class ZipStorages:
         self.archive = archive
         self.prefix = prefix
         self.byte_order = byte_order
-        self.loaded: dict[str, tuple[tuple[Any, ...], Storage]] = {}
+        self.loaded: dict[tuple[type, Any], tuple[tuple[Any, ...], Storage]] = {}
 
     def __call__(self, pid: Any) -> Storage:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
@@ -332,10 +332,10 @@ class ZipStorages:
         dtype, typed = storage_type(stype)
         if type(key) not in (str, int) or type(numel) is not int:
             raise Reject("bad-reference", "a persistent id's key must be a str and its numel an int")
-        key = str(key)
+        raw_key, key = (type(key), key), str(key)  # spec/tensors.md#tensors-storage-identity
         signature = (dtype, typed, location(loc), numel)
-        if key in self.loaded:
-            first, storage = self.loaded[key]
+        if raw_key in self.loaded:
+            first, storage = self.loaded[raw_key]
             if first != signature:
                 raise Reject("bad-reference", f"storage {key!r} named twice with different type, location "
                                               "or size")
@@ -350,7 +350,8 @@ class ZipStorages:
             raise Reject("bad-value", f"record {name!r} holds {e.len_body} bytes, not {numel} x "
                                       f"{dtype.itemsize}")
         storage = Storage(dtype, numel, signature[2], self.archive.view(name), self.byte_order, typed=typed)
-        self.loaded[key] = (signature, storage)
+        if numel:  # an empty storage is never shared
+            self.loaded[raw_key] = (signature, storage)
         return storage
 
 

@@ -6,14 +6,16 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .describe import MAX_EXPANDED
-from .facts import DTYPES, DType
+from .facts import DTYPES, DType, dtype_arith, tensor_properties
 from .failure import Decline, Reject
 from .values import Global, MetaTensor, ODict, Opaque, QuantizedTensor, SparseTensor, Storage, Tensor
 
@@ -63,7 +65,7 @@ KINDS: dict[str, Callable[[Any], bool]] = {
     "bytes_or_str": lambda v: isinstance(v, (bytes, str)),
     "storage": lambda v: isinstance(v, Storage),
     "tensor": lambda v: isinstance(v, Tensor),
-    "param_data": lambda v: isinstance(v, (Tensor, MetaTensor)),
+    "param_data": lambda v: isinstance(v, (Tensor, MetaTensor, SparseTensor)),
     "global": lambda v: isinstance(v, Global),
     "dtype": _torch_global(DTYPES),
     "layout": _torch_global(LAYOUTS),
@@ -83,6 +85,8 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
         raise Reject("bad-length", f"{what}: size {size} and stride {stride} differ in length")
     if offset < 0 or any(x < 0 for x in size) or any(x < 0 for x in stride):
         raise Reject("bad-length", f"{what}: negative offset, size or stride: {offset}, {size}, {stride}")
+    if any(x >= 1 << 63 for x in (offset, *size, *stride)):
+        raise Reject("bad-length", f"{what}: an offset, size or stride of 2^63 or more")
     if 0 in size:
         return
     last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
@@ -91,7 +95,23 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
                                       f"reaches element {last} of a storage of {storage.numel}")
 
 
+#: spec/tensors.md#tensors-requires-grad / #tensors-conj-neg: per dtype (negation, conjugate bit allowed,
+#: differentiable), and #tensors-python-state: the names a tensor state may not set.
+ARITH = dtype_arith()
+TENSOR_PROPERTIES = tensor_properties()
+#: spec/tensors.md#tensors-device: the device types and the string's grammar.
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+                "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEVICE = re.compile(r"([a-z]+)(?::(0|[1-9][0-9]{0,3}))?")
+
+
+def _grad(m: Machine, dtype_name: str, requires_grad: bool) -> None:
+    if requires_grad and not ARITH[dtype_name][3]:
+        raise m.fail(f"a {dtype_name} tensor cannot require grad", "bad-value")
+
+
 def _dense(m: Machine, storage: Storage, offset: int, size: Any, stride: Any, requires_grad: bool) -> Tensor:
+    _grad(m, storage.dtype.name, requires_grad)
     size_t, stride_t = tuple(_size_items(size)), tuple(_size_items(stride))
     if storage.dtype.per_byte > 1:
         _check_packed(m, storage, offset, size_t, stride_t)
@@ -127,11 +147,18 @@ def _metadata(m: Machine, t: Tensor, metadata: Any) -> Tensor:
         return t
     if not isinstance(metadata, dict):
         raise m.fail("tensor metadata is not a dict", "bad-value")
-    for k in ("conj", "neg"):
-        if k in metadata:
-            if type(metadata[k]) is not bool:
-                raise m.fail(f"tensor metadata {k!r} is {metadata[k]!r}, not a bool", "bad-value")
-            setattr(t, k, metadata[k])
+    for k, v in metadata.items():  # a present key sets its bit, whatever the (bool) value
+        name = k.decode("latin-1") if isinstance(k, bytes) else k
+        if not isinstance(name, str) or type(v) is not bool:
+            raise m.fail("tensor metadata must map str keys to bools", "bad-value")
+        if name in ("conj", "neg"):
+            setattr(t, name, True)
+    if t.conj and not ARITH[t.dtype.name][1]:
+        raise m.fail(f"a conjugate bit on a {t.dtype.name} tensor", "bad-value")
+    if t.conj and t.neg and not ARITH[t.dtype.name][2]:
+        raise m.fail(f"both bits on a {t.dtype.name} tensor", "bad-value")
+    if (t.conj or t.neg) and ARITH[t.dtype.name][0] is None:
+        raise m.fail(f"torch cannot negate {t.dtype.name}", "bad-value")
     return t
 
 
@@ -140,8 +167,17 @@ def rebuild_tensor(args: tuple[Any, ...], m: Machine) -> Tensor:
     return _dense(m, storage, offset, size, stride, False)
 
 
+def _as_uint8(m: Machine, storage: Storage) -> None:
+    """A _rebuild_tensor(_v2) view reads an untyped storage as uint8, which fixes its dtype
+    (spec/tensors.md#tensors-untyped-storage)."""
+    if storage.retyped:
+        raise m.fail(f"a uint8 view of an untyped storage viewed as {storage.dtype.name}", "bad-value")
+    storage.typed = True
+
+
 def rebuild_tensor_v2(args: tuple[Any, ...], m: Machine) -> Tensor:
     storage, offset, size, stride, requires_grad, _hooks, *metadata = args
+    _as_uint8(m, storage)
     t = _dense(m, storage, offset, size, stride, requires_grad)
     return _metadata(m, t, metadata[0] if metadata else None)
 
@@ -156,6 +192,7 @@ def rebuild_tensor_v3(args: tuple[Any, ...], m: Machine) -> Tensor:
             raise m.fail(f"{storage.numel} bytes are not whole {dtype.name} elements", "bad-length")
         storage.numel //= dtype.itemsize
         storage.dtype = dtype
+        storage.retyped = True
     storage.typed = True
     t = _dense(m, storage, offset, size, stride, requires_grad)
     return _metadata(m, t, metadata[0] if metadata else None)
@@ -172,16 +209,23 @@ def rebuild_meta_tensor_no_storage(args: tuple[Any, ...], m: Machine) -> MetaTen
         raise m.fail(f"meta tensor geometry {size_t} / {stride_t}", "bad-length")
     if dtype.quantized:
         raise m.fail(f"a quantized ({dtype.name}) meta tensor", "bad-value")
+    _grad(m, dtype.name, requires_grad)
     return MetaTensor(dtype, size_t, stride_t, requires_grad)
 
 
-def as_parameter(t: Any, requires_grad: bool) -> Any:
+def as_parameter(t: Any, requires_grad: bool, m: Machine | None = None) -> Any:
+    """``nn.Parameter(t, requires_grad)``; a sparse tensor stays a sparse tensor with the Parameter's
+    flag (spec/tensors.md#tensors-parameter)."""
+    if m is not None:
+        _grad(m, t.dtype.name, requires_grad)
+    if isinstance(t, SparseTensor):
+        return dataclasses.replace(t, requires_grad=requires_grad)
     return dataclasses.replace(t, parameter=True, requires_grad=requires_grad)
 
 
 def rebuild_parameter(args: tuple[Any, ...], m: Machine) -> Tensor:
     data, requires_grad, _hooks = args
-    return as_parameter(data, requires_grad)
+    return as_parameter(data, requires_grad, m)
 
 
 def _check_state(m: Machine, state: Any) -> None:
@@ -192,12 +236,14 @@ def _check_state(m: Machine, state: Any) -> None:
     for part in parts:
         if part and not all(type(k) is str for k in part):
             raise m.fail("a tensor attribute name is not a str", "bad-value")
+        if part and any(k in TENSOR_PROPERTIES for k in part):
+            raise m.fail("a tensor state names one of the tensor's own properties", "bad-value")
 
 
 def rebuild_parameter_with_state(args: tuple[Any, ...], m: Machine) -> Tensor:
     data, requires_grad, _hooks, state = args
     _check_state(m, state)
-    return as_parameter(data, requires_grad)
+    return as_parameter(data, requires_grad, m)
 
 
 def parameter(args: tuple[Any, ...], m: Machine) -> Tensor:
@@ -205,7 +251,7 @@ def parameter(args: tuple[Any, ...], m: Machine) -> Tensor:
     Parameter that a legacy BUILD then sets."""
     if not args:
         return _empty(DTYPES["float32"], "cpu", parameter=True)
-    return as_parameter(args[0], args[1] if len(args) > 1 else True)
+    return as_parameter(args[0], args[1] if len(args) > 1 else True, m)
 
 
 def _empty(dtype: DType, device: str, parameter: bool = False) -> Tensor:
@@ -235,6 +281,8 @@ def build_tensor(t: Tensor, state: Any, m: Machine) -> None:
         t.storage, t.storage_offset, t.device = v.storage, offset, v.device
         t.shape, t.stride = v.shape, v.stride
         return
+    if not t.parameter:  # spec/tensors.md#tensors-legacy-build: a plain tensor takes set_(*state)
+        raise m.fail("a plain tensor's BUILD state must be a 4-tuple")
     if len(state) == 5:
         data, requires_grad = state[0], state[3]
         if not isinstance(data, Tensor) or type(requires_grad) is not bool:
@@ -245,6 +293,7 @@ def build_tensor(t: Tensor, state: Any, m: Machine) -> None:
         requires_grad = state[0]
         if type(requires_grad) is not bool:
             raise m.fail("a Parameter's state must start with requires_grad (bool)")
+    _grad(m, t.dtype.name, requires_grad)
     t.requires_grad = requires_grad
 
 
@@ -306,8 +355,12 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
             raise m.fail("sparse_coo data must be (tensor, tensor, ints[, bool])")
         if len(indices.shape) != 2 or not values.shape or indices.shape[1] != values.shape[0]:
             raise m.fail(f"indices {indices.shape} do not fit values {values.shape}", "bad-length")
-        return SparseTensor(name, values.dtype, tuple(_size_items(size)), False,
-                            {"indices": indices, "values": values}, coalesced)
+        shape = tuple(_size_items(size))
+        if len(shape) != indices.shape[0] + len(values.shape) - 1:
+            raise m.fail(f"a {len(shape)}-d size for {indices.shape[0]} sparse and {len(values.shape) - 1} "
+                         "dense dimensions", "bad-length")
+        return SparseTensor(name, values.dtype, shape, False,
+                            {"indices": _int64(m, indices), "values": values}, coalesced)
     if name in COMPRESSED:
         if len(data) != 4:
             raise m.fail(f"{name} data must be (compressed_indices, plain_indices, values, size)")
@@ -326,19 +379,70 @@ def rebuild_sparse_csr_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor
     return rebuild_sparse_tensor(args, m)
 
 
-def rebuild_device_tensor_from_cpu_tensor(args: tuple[Any, ...], m: Machine) -> Tensor:
-    data, dtype_g, device, requires_grad = args
+def _int64(m: Machine, t: Tensor) -> Tensor:
+    """COO indices as torch keeps them: a new contiguous int64 tensor (spec/tensors.md#tensors-sparse)."""
+    if t.dtype.name == "int64":
+        return t
+    if t.dtype.name not in ("uint8", "int8", "int16", "int32") or t.conj or t.neg:
+        raise m.fail(f"sparse indices of dtype {t.dtype.name}", "bad-value")
+    elems = t.storage.array() if t.storage is not None else np.zeros((0, t.dtype.itemsize), np.uint8)
+    width = t.dtype.itemsize
+    values = [int.from_bytes(bytes(elems[t.storage_offset + sum(i * s for i, s in zip(idx, t.stride,
+                                                                                       strict=True))]),
+                             "little", signed=t.dtype.name != "uint8")
+              for idx in itertools.product(*(range(n) for n in t.shape))] if width else []
+    raw = np.array(values, dtype="<i8").view(np.uint8)
+    int64 = DTYPES["int64"]
+    stride = tuple(math.prod(t.shape[i + 1:]) for i in range(len(t.shape)))
+    return Tensor(int64, t.shape, stride, 0, Storage(int64, len(values), t.device, raw), t.device)
+
+
+def parse_device(m: Machine, text: Any, index: Any = None) -> tuple[str, int | None]:
+    """A device as torch.device parses it (spec/tensors.md#tensors-device)."""
+    match = _DEVICE.fullmatch(text) if isinstance(text, str) else None
+    if match is None or match.group(1) not in DEVICE_TYPES:
+        raise m.fail(f"{text!r} is not a device string", "bad-value")
+    parsed = None if match.group(2) is None else int(match.group(2))
+    if index is not None:
+        if parsed is not None:
+            raise m.fail("a device string with an index, and an index", "bad-value")
+        parsed = index
+    if parsed is not None and not 0 <= parsed <= 127:
+        raise m.fail(f"device index {parsed}", "bad-value")
+    return match.group(1), parsed
+
+
+def device(args: tuple[Any, ...], m: Machine) -> Opaque:
+    kind, index = parse_device(m, args[0], args[1] if len(args) > 1 else None)
+    return Opaque("torch.device", [kind] if index is None else [kind, index])
+
+
+def rebuild_device_tensor_from_cpu_tensor(args: tuple[Any, ...], m: Machine) -> Tensor | MetaTensor:
+    """``data.to(dtype, device)`` (spec/tensors.md#tensors-device-tensor)."""
+    data, dtype_g, device_text, requires_grad = args
     if DTYPES[dtype_g.name] is not data.dtype:
         raise Decline(f"dtype conversion {data.dtype.name} -> {dtype_g.name} on load")
-    return dataclasses.replace(data, device=device, requires_grad=requires_grad)
+    kind, index = parse_device(m, device_text)
+    _grad(m, data.dtype.name, requires_grad)
+    if kind == "meta":
+        contiguous = tuple(math.prod(data.shape[i + 1:]) for i in range(len(data.shape)))
+        if any(n != 1 and s != c for n, s, c in zip(data.shape, data.stride, contiguous, strict=True)):
+            raise Decline("a non-contiguous tensor moved to the meta device")
+        return MetaTensor(data.dtype, data.shape, data.stride, requires_grad)
+    if (kind if index is None else f"{kind}:{index}") != data.device:
+        raise Decline(f"a tensor copied from {data.device} to {device_text} on load")
+    data.requires_grad = requires_grad
+    return data
 
 
 def rebuild_from_type_v2(args: tuple[Any, ...], m: Machine) -> Any:
     """``_rebuild_from_type_v2(func, new_type, args, state)`` (and ``_rebuild_from_type``)."""
     func, new_type, fargs, state = args
     t = m.call(func, fargs)
-    if new_type.qualname == "torch.nn.parameter.Parameter" and isinstance(t, Tensor):
+    if new_type.qualname == "torch.nn.parameter.Parameter" and isinstance(t, (Tensor, MetaTensor)):
         t = as_parameter(t, t.requires_grad)
+    elif new_type.qualname == "torch.Tensor" and isinstance(t, (Tensor, MetaTensor)) and t.parameter:
+        t = dataclasses.replace(t, parameter=False)  # as_subclass(torch.Tensor)
     elif new_type.qualname != "torch.Tensor":
         raise m.fail(f"{new_type.qualname} is not a tensor type", "bad-value")
     _check_state(m, state)
@@ -402,7 +506,7 @@ HANDLERS: dict[str, Callable[[tuple[Any, ...], Machine], Any]] = {
     "_codecs.encode": codecs_encode,
     "builtins.complex": _opaque("builtins.complex"),
     "torch.Size": _opaque("torch.Size"),
-    "torch.device": _opaque("torch.device"),
+    "torch.device": device,
     "torch.serialization._get_layout": get_layout,
     "torch._utils._rebuild_tensor": rebuild_tensor,
     "torch._utils._rebuild_tensor_v2": rebuild_tensor_v2,

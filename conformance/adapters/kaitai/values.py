@@ -30,6 +30,7 @@ class Storage:
     byte_order: str = "little"
     stored_width: int | None = None
     typed: bool = True  # False for a torch.UntypedStorage, whose bytes a _rebuild_tensor_v3 may retype
+    retyped: bool = False  # an untyped storage a _rebuild_tensor_v3 gave another dtype than uint8
 
     def array(self) -> np.ndarray:
         """The elements as a ``(numel, itemsize)`` uint8 array of little-endian bytes."""

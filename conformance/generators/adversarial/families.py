@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import containers, pickle_gadgets, pickle_hardening, pickle_machine, t7, tar, tensors
+from . import (
+               containers,
+               pickle_gadgets,
+               pickle_hardening,
+               pickle_machine,
+               rebuild_semantics,
+               t7,
+               tar,
+               tensors,
+)
 from .record import AdvCase
 
 FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
@@ -15,6 +24,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "containers": containers.container_cases,
     "t7": t7.t7_cases,
     "tar": tar.tar_cases,
+    "rebuild-semantics": rebuild_semantics.rebuild_cases,
 }
 #: Family name by module file name (as case provenance names it).
 MODULES: dict[str, str] = {
@@ -25,4 +35,5 @@ MODULES: dict[str, str] = {
     "containers.py": "containers",
     "t7.py": "t7",
     "tar.py": "tar",
+    "rebuild_semantics.py": "rebuild-semantics",
 }

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..dtypes import BY_NAME, BY_STORAGE_CLASS, DTYPES, DType
 from ..errors import FormatError, quote
-from ..model import Global, KeyedObject, MetaTensor, OpaqueObject, Storage, Tensor
+from ..model import Global, KeyedObject, MetaTensor, OpaqueObject, SparseTensor, Storage, Tensor
 from ..pt import rebuild
 
 #: Module renames applied before lookup: Python 2 names (pickle's fix_imports) and torch's own move of
@@ -59,7 +59,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("bytes_or_str", lambda v: isinstance(v, (bytes, str)), "bytes or str"),
     Kind("storage", lambda v: isinstance(v, Storage), "storage (from a persistent id)"),
     Kind("tensor", lambda v: isinstance(v, Tensor), "dense tensor"),
-    Kind("param_data", lambda v: isinstance(v, (Tensor, MetaTensor)), "dense or meta tensor"),
+    Kind("param_data", lambda v: isinstance(v, (Tensor, MetaTensor, SparseTensor)),
+         "dense, meta or sparse tensor"),
     Kind("global", lambda v: isinstance(v, Global), "global"),
     Kind("dtype", _is_global_in(tuple(BY_NAME)), "torch dtype global"),
     Kind("layout", _is_global_in(rebuild.LAYOUTS), "torch layout global"),
@@ -258,8 +259,7 @@ _TENSOR_ARGS = "storage: storage, storage_offset: int, size: ints, stride: ints"
 STORAGE_TYPES: dict[tuple[str, str], DType | None] = {
     **{("torch", d.storage_class): d for d in DTYPES if d.storage_class},
     **{("torch.cuda", d.storage_class): d for d in DTYPES if d.storage_class and not d.quantized},
-    ("torch.storage", "UntypedStorage"): None,
-    ("torch", "UntypedStorage"): None,
+    ("torch.storage", "UntypedStorage"): None,  # torch's allowlist has no torch.UntypedStorage spelling
 }
 
 #: Legacy tensor classes (``torch.FloatTensor()`` before a BUILD): the stems torch has, on cpu and cuda.
@@ -282,7 +282,8 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
               "object builtins.complex(real, imag)"),
     # torch values that pickle by reduction
     _callable("torch.Size", "sizes: ints", _size, "object torch.Size(sizes)"),
-    _callable("torch.device", "type: str, index: int?", _opaque("torch.device"), "object torch.device(...)"),
+    _callable("torch.device", "type: str, index: int?", rebuild.device,
+              "object torch.device in the normal form [type] or [type, index]"),
     _callable("torch.serialization._get_layout", "name: str", _get_layout, "the layout global it names"),
     # torch._utils rebuild functions
     _callable("torch._utils._rebuild_tensor", _TENSOR_ARGS, rebuild.rebuild_tensor,

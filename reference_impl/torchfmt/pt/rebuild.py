@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,7 +18,16 @@ import numpy as np
 from ..dtypes import BY_NAME, DType
 from ..errors import FormatError, Unsupported
 from ..limits import VIEW_ELEMENTS
-from ..model import Global, MetaTensor, OpaqueObject, QuantizedTensor, SparseTensor, Storage, Tensor
+from ..model import (
+    Global,
+    KeyedObject,
+    MetaTensor,
+    OpaqueObject,
+    QuantizedTensor,
+    SparseTensor,
+    Storage,
+    Tensor,
+)
 
 if TYPE_CHECKING:
     from ..pickle.globals import Call
@@ -32,6 +42,28 @@ FLOAT_ZERO_POINTS = ("float32", "float16")
 LAYOUTS = ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
            "jagged")
 COMPRESSED_LAYOUTS = ("sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
+#: The data descriptors (properties, slots) of ``torch.Tensor`` in torch 2.13 (``nn.Parameter`` adds
+#: none): ``_set_obj_state`` applies a tensor's pickled state with ``setattr``, so a state key among
+#: these rewrites the tensor itself (``data``, ``real``, ``requires_grad``, ``__class__`` ...) or fails.
+#: Real writers never write one (the state is the instance ``__dict__``), and a reader refuses it
+#: (spec/tensors.md#tensors-python-state).  Computed as the names ``n`` of ``dir(torch.Tensor)`` whose
+#: class attribute has ``__set__`` or ``__delete__``.
+TENSOR_PROPERTIES = frozenset((
+    "H", "T", "__class__", "__cuda_array_interface__", "__dict__", "__weakref__", "_backward_hooks", "_base",
+    "_cdata", "_grad", "_grad_fn", "_has_symbolic_sizes_strides", "_post_accumulate_grad_hooks",
+    "_python_dispatch", "_version", "data", "device", "dtype", "grad", "grad_dtype", "grad_fn", "imag",
+    "is_cpu", "is_cuda", "is_ipu", "is_leaf", "is_maia", "is_meta", "is_mkldnn", "is_mps", "is_mtia",
+    "is_nested", "is_quantized", "is_sparse", "is_sparse_csr", "is_vulkan", "is_xla", "is_xpu", "itemsize",
+    "layout", "mH", "mT", "name", "nbytes", "ndim", "output_nr", "real", "requires_grad", "retains_grad",
+    "shape", "volatile",
+))
+#: Device types ``torch.device`` parses in torch 2.13 (c10/core/DeviceType.cpp), and the largest index it
+#: keeps (a ``DeviceIndex`` is 8 bits: torch wraps 128 to -128).
+DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+                "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+MAX_DEVICE_INDEX = 127
+_DEVICE = re.compile(r"([a-z]+)(?::(0|[1-9][0-9]{0,3}))?")
+INT64_LIMIT = 1 << 63
 
 
 def ints(v: Any) -> tuple[int, ...]:
@@ -55,6 +87,8 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
         raise FormatError("bad-length", where, f"size {size} and stride {stride} differ in length")
     if offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
         raise FormatError("bad-length", where, f"negative offset, size or stride {offset}, {size}, {stride}")
+    if offset >= INT64_LIMIT or any(s >= INT64_LIMIT for s in size + stride):
+        raise FormatError("bad-length", where, "an offset, size or stride does not fit in 64 bits")
     if 0 in size:
         return
     last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
@@ -73,15 +107,26 @@ def _dense(storage: Storage, offset: int, size: Any, stride: Any, requires_grad:
     size_t, stride_t = ints(size), ints(stride)
     if dtype is not None and dtype is not storage.dtype:
         retype(storage, dtype, where)
+    if dtype is None and storage.retyped:  # torch views the untyped storage's bytes as uint8 here
+        raise FormatError("bad-value", where, f"a uint8 view of a storage viewed as {storage.dtype.name}")
     check_view(storage, offset, size_t, stride_t, where)
+    check_requires_grad(storage.dtype, requires_grad, where)
+    storage.viewed = True
     return Tensor(storage.dtype, size_t, stride_t, offset, storage, device=storage.device,
                   requires_grad=requires_grad)
+
+
+def check_requires_grad(dtype: DType, requires_grad: bool, where: int | None) -> None:
+    """Only floating-point and complex tensors may require grad, as torch's setter insists
+    (spec/tensors.md#tensors-requires-grad)."""
+    if requires_grad and not dtype.differentiable:
+        raise FormatError("bad-value", where, f"a {dtype.name} tensor cannot require grad")
 
 
 def retype(storage: Storage, dtype: DType, where: int | None) -> None:
     """Give an untyped (byte) storage the element type a ``_rebuild_tensor_v3`` names
     (spec/pt-zip.md#pt-zip-storage-records)."""
-    if storage.dtype.name != "uint8" or storage.data is not None:
+    if storage.dtype.name != "uint8" or storage.data is not None or storage.viewed:
         raise FormatError("bad-value", where,
                           f"a {storage.dtype.name} storage cannot also hold {dtype.name} elements")
     if storage.numel % dtype.itemsize:
@@ -89,15 +134,25 @@ def retype(storage: Storage, dtype: DType, where: int | None) -> None:
                           f"{storage.numel} bytes are not a whole number of {dtype.name} elements")
     storage.numel //= dtype.itemsize
     storage.dtype = dtype
+    storage.retyped = True
 
 
 def _metadata(t: Tensor, metadata: dict[Any, Any] | None, where: int | None) -> Tensor:
-    """The lazy view bits of spec/tensors.md#tensors-conj-neg; other metadata keys change nothing."""
-    for k in METADATA_KEYS:
-        v = (metadata or {}).get(k, False)
-        if type(v) is not bool:
-            raise FormatError("bad-value", where, f"tensor metadata {k!r} is {v!r}, not a bool")
-        setattr(t, k, v)
+    """The lazy view bits of spec/tensors.md#tensors-conj-neg.  torch's ``_set_tensor_metadata`` sets a
+    bit whenever its key is present (a ``str`` or ``bytes`` key), whatever the value; other keys change
+    nothing.  Values other than bools, which torch converts or refuses, are refused."""
+    for k, v in (metadata or {}).items():
+        name = k.decode("latin-1") if isinstance(k, bytes) else k
+        if not isinstance(name, str) or type(v) is not bool:
+            raise FormatError("bad-value", where, "tensor metadata must map str keys to bools")
+        if name in METADATA_KEYS:
+            setattr(t, name, True)
+    if t.conj and not t.dtype.is_complex:
+        raise FormatError("bad-value", where, f"a conjugate bit on a {t.dtype.name} tensor")
+    if (t.conj or t.neg) and t.dtype.negation is None:
+        raise FormatError("bad-value", where, f"torch cannot negate {t.dtype.name} elements")
+    if t.conj and t.neg and not t.dtype.neg_conj:
+        raise FormatError("bad-value", where, f"torch cannot resolve both bits of a {t.dtype.name} tensor")
     return t
 
 
@@ -123,23 +178,28 @@ def rebuild_tensor_v3(args: tuple[Any, ...], ctx: Call) -> Tensor:
     return _metadata(t, metadata[0] if metadata else None, ctx.offset)
 
 
-def as_parameter(data: Tensor | MetaTensor, requires_grad: bool) -> Tensor | MetaTensor:
+def as_parameter(data: Tensor | MetaTensor | SparseTensor, requires_grad: bool,
+                 where: int | None = None) -> Tensor | MetaTensor | SparseTensor:
     """``nn.Parameter(data, requires_grad)``: a new tensor record over the same storage (a meta tensor
-    stays one)."""
+    stays one; a sparse tensor stays one too, with the Parameter's flag: version 0 has no ``parameter``
+    field for it, spec/tensors.md#tensors-parameter)."""
+    check_requires_grad(data.dtype, requires_grad, where)
+    if isinstance(data, SparseTensor):
+        return dataclasses.replace(data, requires_grad=requires_grad)
     return dataclasses.replace(data, parameter=True, requires_grad=requires_grad, attrs=dict(data.attrs))
 
 
 def rebuild_parameter(args: tuple[Any, ...], ctx: Call) -> Tensor:
     """``_rebuild_parameter(data, requires_grad, backward_hooks)``."""
     data, requires_grad, _hooks = args
-    return as_parameter(data, requires_grad)
+    return as_parameter(data, requires_grad, ctx.offset)
 
 
 def rebuild_parameter_with_state(args: tuple[Any, ...], ctx: Call) -> Tensor:
     """``_rebuild_parameter_with_state(data, requires_grad, backward_hooks, state)``: Python attributes
     set on the parameter are kept in ``attrs``."""
     data, requires_grad, _hooks, state = args
-    return set_attrs(as_parameter(data, requires_grad), state, ctx)
+    return set_attrs(as_parameter(data, requires_grad, ctx.offset), state, ctx)
 
 
 def set_attrs(t: Any, state: Any, ctx: Call) -> Any:
@@ -152,6 +212,8 @@ def set_attrs(t: Any, state: Any, ctx: Call) -> Any:
         for k, v in (part or {}).items():
             if not isinstance(k, str):
                 raise FormatError("bad-value", ctx.offset, f"attribute name {k!r} is not a str")
+            if k in TENSOR_PROPERTIES and isinstance(t, (Tensor, MetaTensor, SparseTensor)):
+                raise FormatError("bad-value", ctx.offset, f"tensor state sets the tensor's own {k!r}")
             if not isinstance(t, (Tensor, MetaTensor)):
                 raise Unsupported(f"python attributes on a {type(t).__name__}")
             t.attrs[k] = v
@@ -165,7 +227,7 @@ def parameter(args: tuple[Any, ...], ctx: Call) -> Tensor:
         return empty_tensor(BY_NAME["float32"], "cpu", parameter=True)
     data = args[0]
     requires_grad = args[1] if len(args) > 1 else True
-    return as_parameter(data, requires_grad)
+    return as_parameter(data, requires_grad, ctx.offset)
 
 
 def empty_tensor(dtype: DType, device: str, parameter: bool = False) -> Tensor:
@@ -204,6 +266,8 @@ def build_tensor(t: Tensor, state: Any, ctx: Call) -> None:
         t.storage, t.storage_offset, t.shape, t.stride = storage, offset, size_t, stride_t
         t.device = storage.device
         return
+    if not t.parameter:  # torch applies a plain tensor's state with set_(*state)
+        raise FormatError("bad-pickle", where, "a plain tensor's BUILD state must be a 4-tuple")
     if len(state) == 5:
         data, requires_grad = state[0], state[3]
         if not isinstance(data, Tensor) or type(requires_grad) is not bool:
@@ -214,6 +278,7 @@ def build_tensor(t: Tensor, state: Any, ctx: Call) -> None:
         requires_grad = state[0]
         if type(requires_grad) is not bool:
             raise FormatError("bad-pickle", where, "parameter state must start with requires_grad (bool)")
+    check_requires_grad(t.dtype, requires_grad, where)
     t.requires_grad = requires_grad
 
 
@@ -233,6 +298,7 @@ def rebuild_meta_tensor(args: tuple[Any, ...], ctx: Call) -> MetaTensor:
         raise FormatError("bad-length", where, f"size {size_t} or stride {stride_t} overflows 64 bits")
     if dtype.quantized:
         raise FormatError("bad-value", where, f"a meta tensor of quantized dtype {dtype.name}")
+    check_requires_grad(dtype, requires_grad, where)
     return MetaTensor(dtype, size_t, stride_t, requires_grad)
 
 
@@ -243,8 +309,10 @@ def rebuild_qtensor(args: tuple[Any, ...], ctx: Call) -> QuantizedTensor:
     where = ctx.offset
     if not storage.dtype.quantized:
         raise FormatError("bad-value", where, f"a quantized tensor over a {storage.dtype.name} storage")
-    dense = _packed(storage, offset, size, stride, requires_grad, where) if storage.dtype.per_byte > 1 \
-        else _dense(storage, offset, size, stride, requires_grad, where)
+    dense = _packed(storage, offset, size, stride, False, where) if storage.dtype.per_byte > 1 \
+        else _dense(storage, offset, size, stride, False, where)
+    dense.requires_grad = requires_grad
+    check_requires_grad(storage.dtype, requires_grad, where)
     fields = {f.name: getattr(dense, f.name) for f in dataclasses.fields(Tensor)}
     scheme = _qscheme(qparams[0] if qparams else None, where)
     if scheme == "per_tensor_affine":
@@ -329,7 +397,10 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], ctx: Call) -> SparseTensor:
             raise FormatError("bad-pickle", where, "sparse_coo is_coalesced must be a bool")
         if len(indices.shape) != 2 or not values.shape or indices.shape[1] != values.shape[0]:
             raise FormatError("bad-length", where, f"indices {indices.shape} vs values {values.shape}")
-        return SparseTensor("sparse_coo", values.dtype, ints(size), values, indices=indices,
+        if len(ints(size)) != indices.shape[0] + len(values.shape) - 1:
+            raise FormatError("bad-length", where, f"a {len(ints(size))}-d size for {indices.shape[0]} "
+                                                   f"sparse and {len(values.shape) - 1} dense dimensions")
+        return SparseTensor("sparse_coo", values.dtype, ints(size), values, indices=as_int64(indices, where),
                             is_coalesced=coalesced)
     if name in COMPRESSED_LAYOUTS:
         if len(data) != 4:
@@ -339,6 +410,21 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], ctx: Call) -> SparseTensor:
         return SparseTensor(name, values.dtype, ints(size), values, compressed_indices=compressed,
                             plain_indices=plain)
     raise Unsupported(f"sparse layout {name}")
+
+
+def as_int64(t: Tensor, where: int | None) -> Tensor:
+    """COO indices as torch keeps them: ``int64`` (torch casts other integer indices into a new
+    contiguous storage, spec/tensors.md#tensors-sparse)."""
+    if t.dtype.name == "int64":
+        return t
+    if t.dtype.negation != "twos" or t.conj or t.neg:
+        raise FormatError("bad-value", where, f"sparse indices of dtype {t.dtype.name}")
+    int64 = BY_NAME["int64"]
+    arr = np.ascontiguousarray(t.numpy(), dtype=int64.numpy).reshape(-1)
+    shape = t.shape
+    stride = tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
+    return Tensor(int64, shape, stride, 0, Storage(int64, arr.size, t.device, data=arr, viewed=True),
+                  device=t.device)
 
 
 def _check_sparse_parts(where: int | None, tensors: tuple[Any, ...], size: Any) -> None:
@@ -351,13 +437,68 @@ def dtype_of(g: Any) -> DType:
     return BY_NAME[g.name]
 
 
-def rebuild_device_tensor_from_cpu_tensor(args: tuple[Any, ...], ctx: Call) -> Tensor:
-    """``_rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad)``: a CPU copy of a
-    tensor of a storage-less backend (XLA, MTIA, ...)."""
-    data, dtype, device, requires_grad = args
-    if dtype_of(dtype) is not data.dtype:
+def rebuild_device_tensor_from_cpu_tensor(args: tuple[Any, ...], ctx: Call) -> Tensor | MetaTensor:
+    """``_rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad)``: ``data.to(dtype,
+    device)`` with ``requires_grad`` set.  On ``data``'s own device and dtype torch returns ``data``
+    itself (the flag set on it); on ``meta`` a meta tensor with no values; any other device is a copy
+    to a backend this reader cannot describe (spec/tensors.md#tensors-device-tensor)."""
+    data, dtype_g, device, requires_grad = args
+    where = ctx.offset
+    dtype = dtype_of(dtype_g)
+    if dtype is not data.dtype:
         raise Unsupported(f"dtype conversion {data.dtype.name} -> {dtype.name} on load")
-    return dataclasses.replace(data, device=device, requires_grad=requires_grad, attrs=dict(data.attrs))
+    kind, index = parse_device(device, where)
+    check_requires_grad(dtype, requires_grad, where)
+    if kind == "meta":
+        contiguous = tuple(math.prod(data.shape[i + 1:]) for i in range(len(data.shape)))
+        if any(n != 1 and s != c for n, s, c in zip(data.shape, data.stride, contiguous, strict=True)):
+            raise Unsupported("a non-contiguous tensor moved to the meta device")
+        return MetaTensor(dtype, data.shape, data.stride, requires_grad)
+    if device_text(kind, index) != data.device:
+        raise Unsupported(f"a tensor copied from {data.device} to {device_text(kind, index)} on load")
+    data.requires_grad = requires_grad
+    return data
+
+
+def parse_device(text: str, where: int | None) -> tuple[str, int | None]:
+    """A device string as ``torch.device`` parses it: ``type`` or ``type:index``, the type one of
+    :data:`DEVICE_TYPES`, the index a decimal without sign or leading zero, at most
+    :data:`MAX_DEVICE_INDEX` (spec/tensors.md#tensors-device)."""
+    m = _DEVICE.fullmatch(text)
+    if m is None or m.group(1) not in DEVICE_TYPES:
+        raise FormatError("bad-value", where, "not a torch device string")
+    index = None if m.group(2) is None else int(m.group(2))
+    return m.group(1), check_device_index(index, where)
+
+
+def check_device_index(index: int | None, where: int | None) -> int | None:
+    if index is not None and not 0 <= index <= MAX_DEVICE_INDEX:
+        raise FormatError("bad-value", where, f"device index {index} outside 0-{MAX_DEVICE_INDEX}")
+    return index
+
+
+def device_text(kind: str, index: int | None) -> str:
+    return kind if index is None else f"{kind}:{index}"
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceKey:
+    """What a ``torch.device`` hashes and compares as: equal devices merge as dict keys and set items,
+    and a device equals nothing else (spec/pickle.md#pickle-keys)."""
+
+    kind: str
+    index: int | None
+
+
+def device(args: tuple[Any, ...], ctx: Call) -> KeyedObject:
+    """``torch.device(type)`` or ``torch.device(type, index)``: the object in its normal form
+    ``[type]`` or ``[type, index]``, whatever the pickle spelled (spec/canonical.md#canonical-pt-values)."""
+    kind, index = parse_device(args[0], ctx.offset)
+    if len(args) == 2:
+        if index is not None:
+            raise FormatError("bad-value", ctx.offset, "a device string with an index and an index")
+        index = check_device_index(args[1], ctx.offset)
+    return KeyedObject("torch.device", [kind] if index is None else [kind, index], DeviceKey(kind, index))
 
 
 def rebuild_from_type(args: tuple[Any, ...], ctx: Call) -> Any:
@@ -368,7 +509,9 @@ def rebuild_from_type(args: tuple[Any, ...], ctx: Call) -> Any:
     t = ctx.call(func, fargs)
     name = f"{new_type.module}.{new_type.name}"
     if name == "torch.nn.parameter.Parameter" and isinstance(t, (Tensor, MetaTensor)):
-        t = as_parameter(t, t.requires_grad)
+        t = as_parameter(t, t.requires_grad, ctx.offset)
+    elif name == "torch.Tensor" and isinstance(t, (Tensor, MetaTensor)) and t.parameter:
+        t = dataclasses.replace(t, parameter=False, attrs=dict(t.attrs))  # as_subclass(torch.Tensor)
     elif name != "torch.Tensor":
         if not ctx.inert:
             raise FormatError("bad-value", ctx.offset, f"{name} is not a tensor type")

@@ -104,7 +104,7 @@ class StorageRecords:
     def __init__(self, archive: Archive, prefix: str) -> None:
         self.archive = archive
         self.prefix = prefix
-        self.loaded: dict[str, tuple[tuple[Any, ...], Storage]] = {}
+        self.loaded: dict[tuple[type, Any], tuple[tuple[Any, ...], Storage]] = {}
 
     def __call__(self, pid: Any, offset: int) -> Storage:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
@@ -117,10 +117,12 @@ class StorageRecords:
         if type(key) not in (str, int) or type(numel) is not int:
             raise FormatError("bad-reference", offset, "persistent id key must be str, numel an int")
         location = decode_location(location, offset)
-        key = str(key)
+        raw_key, key = key, str(key)
         signature = (dtype, location, numel)
-        if key in self.loaded:
-            first, storage = self.loaded[key]
+        # torch's cache is keyed by the raw key (0 and "0" are two storages of one record) and keeps no
+        # empty storage (each reference to one is a storage of its own): spec/tensors.md#tensors-storage
+        if (type(raw_key), raw_key) in self.loaded:
+            first, storage = self.loaded[(type(raw_key), raw_key)]
             if first != signature:
                 raise FormatError("bad-reference", offset, f"storage {key!r} named twice with different "
                                                            f"type, location or size")
@@ -137,7 +139,8 @@ class StorageRecords:
         storage = Storage(dtype, numel, device=location,
                           buffer=record.data(self.archive.buf),
                           byte_order=self.archive.byte_order, key=key)
-        self.loaded[key] = (signature, storage)
+        if numel:
+            self.loaded[(type(raw_key), raw_key)] = (signature, storage)
         return storage
 
 
