@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import containers, pickle_gadgets, pickle_machine, t7, tensors
+from . import containers, pickle_gadgets, pickle_machine, t7, tensors, zip_lookup
 from .record import AdvCase
 
 FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
@@ -13,6 +13,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "tensors": tensors.tensor_cases,
     "containers": containers.container_cases,
     "t7": t7.t7_cases,
+    "zip-lookup": zip_lookup.zip_lookup_cases,
 }
 #: Family name by module file name (as case provenance names it).
 MODULES: dict[str, str] = {
@@ -21,4 +22,5 @@ MODULES: dict[str, str] = {
     "tensors.py": "tensors",
     "containers.py": "containers",
     "t7.py": "t7",
+    "zip_lookup.py": "zip-lookup",
 }

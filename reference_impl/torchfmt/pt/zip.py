@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import FormatError, Unsupported
+from ..errors import FormatError
 from ..model import Document, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import DEFAULT_SCOPES, Machine
@@ -34,7 +34,8 @@ def read_zip(buf: Any, *, inert: bool = False) -> Document:
 
         return read_torchscript(buf, root, members, inert=inert)
     if "data.pkl" not in members and "model.json" in members:
-        raise Unsupported("TorchScript archive of the model.json era (torch < 1.4)")
+        raise FormatError("bad-container", None, "a TorchScript archive of the model.json era (torch < 1.4) "
+                          "has no data.pkl (spec/torchscript.md#torchscript-model-json)")
     archive = Archive.open(buf, root, members)
     obj = archive.unpickle("data.pkl", "data/", inert=inert)
     return Document("pt-zip", [obj], extra=archive.info())
