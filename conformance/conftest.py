@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import readers  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
-from harness.verdict import Verdict  # noqa: E402
+from harness.verdict import Verdict, judge  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -58,10 +58,18 @@ class Suite:
 
     def run(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
         return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
-                          memory_limit=self.memory_limit, canaries=canaries)
+                          memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env)
+
+    def gives(self, case: Case) -> bool:
+        """Whether the reader is given ``case`` at all (a ``trusted_only`` reader only gets trusted ones)."""
+        return not case.problems and (case.trusted or not self.reader.trusted_only)
+
+    def judge(self, case: Case, run: Run | None) -> Verdict:
+        return judge(case, run, declined_fails=self.reader.declined_fails, inert=self.reader.inert,
+                     trusted_only=self.reader.trusted_only)
 
     def prefetch(self, cases: list[Case]) -> None:
-        runnable = [c for c in cases if not c.problems and c.id not in self.futures]
+        runnable = [c for c in cases if self.gives(c) and c.id not in self.futures]
         if not runnable:
             return
         if self.pool is None:
@@ -79,7 +87,8 @@ class Suite:
         self.results.append({
             "id": case.id, "tier": case.tier, "category": case.category, "column": case.column,
             "format": case.format, "features": case.features, "outcome": verdict.outcome,
-            "detail": verdict.detail, "seconds": round(run.seconds, 3) if run else None,
+            "kind": verdict.kind, "code": run.code if run else None, "detail": verdict.detail,
+            "seconds": round(run.seconds, 3) if run else None,
         })
 
     def close(self) -> None:

@@ -21,8 +21,8 @@ def check(case: Case, suite) -> None:
         verdict = judge(case, None, declined_fails=True)
         suite.record(case, verdict, None)
         pytest.fail(verdict.detail, pytrace=False)
-    run = suite.result(case)
-    verdict: Verdict = judge(case, run, declined_fails=suite.reader.declined_fails)
+    run = suite.result(case) if suite.gives(case) else None
+    verdict: Verdict = suite.judge(case, run)
     suite.record(case, verdict, run)
     if verdict.outcome == "declined":
         pytest.skip(verdict.detail)

@@ -28,7 +28,6 @@ from collections.abc import Callable
 import pytest
 from generators.adversarial.t7 import truncation_points
 from harness.cases import Case, committed_cases
-from harness.verdict import judge
 
 #: The committed accept cases that are cut, per format.
 BASES = {
@@ -164,8 +163,8 @@ def cut_cases(tmp_path_factory: pytest.TempPathFactory, suite) -> dict[str, Case
 @pytest.mark.parametrize("case_id", [f"generated/truncation/{b.id}@{cut}" for b, cut in CUTS])
 def test_truncated(case_id: str, cut_cases: dict[str, Case], suite) -> None:
     case = cut_cases[case_id]
-    run = suite.result(case)
-    verdict = judge(case, run, declined_fails=suite.reader.declined_fails)
+    run = suite.result(case) if suite.gives(case) else None
+    verdict = suite.judge(case, run)
     suite.record(case, verdict, run)
     if verdict.outcome == "declined":
         pytest.skip(verdict.detail)

@@ -80,6 +80,13 @@ class Case:
         return self.category in ("reject", "impl")
 
     @property
+    def trusted(self) -> bool:
+        """A committed accept case written by a real writer: the only kind a reader that runs code from
+        files (an adapter with ``trusted_only``, harness/readers.py) is ever given."""
+        writer = str(self.provenance.get("writer", ""))
+        return self.tier == "committed" and self.category == "accept" and not writer.startswith("generated")
+
+    @property
     def column(self) -> str:
         """The results-matrix column: the category, or ``corpus`` for the corpus tier."""
         return "corpus" if self.tier == "corpus" else self.category

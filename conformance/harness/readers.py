@@ -1,20 +1,52 @@
 """The readers the suite knows by name, and how any other reader command is given.
 
-``--reader reference`` (the default) is torchfmt's own command line; ``torch`` and ``kaitai`` are
-adapters under ``conformance/adapters/``; anything else is a command line, split like a shell would,
-to which the suite appends the file's path (spec/canonical.md#canonical-reader-cli).
+``--reader reference`` (the default) is torchfmt's own command line.  Every other name is an adapter
+under ``conformance/adapters/`` (spec/canonical.md#canonical-reader-cli):
+
+- ``torch`` and ``kaitai``: single-file adapters (``torch_reader.py``, ``kaitai_reader.py``);
+- third-party readers: one folder each, ``conformance/adapters/<name>/``, holding
+
+  - ``adapter.yaml``: ``reader`` (what is wrapped, with its version), ``language``, ``formats`` it reads,
+    and two flags: ``inert`` (the reader never calls a pickle global by design, so its gadget cases are
+    judged by the spec's inert mode, spec/canonical.md#canonical-inert) and ``trusted_only`` (the reader
+    runs code from files, so it is given only the real writers' accept cases; every other case is
+    declined for it without running);
+  - ``setup``: an idempotent script that installs or builds the reader (outside the project tree, under
+    ``$TORCHFMT_ADAPTERS_HOME``, default ``~/.cache/torchfmt/adapters``) and exits non-zero, saying why
+    in one line, when it can't; every run of ``run.py`` gets ``TORCHFMT_ADAPTERS_HOME`` set (its ``HOME``
+    is a temporary folder), so ``run.py`` finds the reader there;
+  - ``run.py``: the contract command, run with the suite's Python; ``run.py --probe`` prints the wrapped
+    reader's version and exits 0 when it is installed, or prints why not and exits 1.
+
+Anything else is a command line, split like a shell would, to which the suite appends the file's path.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 from .vocabulary import CONFORMANCE
 
-ADAPTERS = {"torch": CONFORMANCE / "adapters" / "torch_reader.py",
-            "kaitai": CONFORMANCE / "adapters" / "kaitai_reader.py"}
+ADAPTERS_DIR = CONFORMANCE / "adapters"
+SINGLE_FILE = {"torch": ADAPTERS_DIR / "torch_reader.py",
+               "kaitai": ADAPTERS_DIR / "kaitai_reader.py"}
+META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "notes"}
+PROBE_SECONDS = 120
+
+
+def adapters_home() -> Path:
+    """Where folder adapters install their readers: ``$TORCHFMT_ADAPTERS_HOME`` or
+    ``~/.cache/torchfmt/adapters``, fixed here because every run gets a temporary ``HOME``."""
+    env = os.environ.get("TORCHFMT_ADAPTERS_HOME")
+    return Path(env) if env else Path.home() / ".cache" / "torchfmt" / "adapters"
 
 
 @dataclass(frozen=True)
@@ -22,6 +54,10 @@ class Reader:
     name: str
     command: list[str]
     is_reference: bool
+    inert: bool = False
+    trusted_only: bool = False
+    #: Environment the reader's runs get on top of the harness's (folder adapters: the adapters home).
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def declined_fails(self) -> bool:
@@ -33,21 +69,68 @@ class UnknownReader(ValueError):
     pass
 
 
+def folder_adapters() -> dict[str, Path]:
+    """``{name: folder}`` for every ``conformance/adapters/<name>/`` holding ``run.py``."""
+    return {p.name: p for p in sorted(ADAPTERS_DIR.iterdir())
+            if p.is_dir() and (p / "run.py").is_file() and (p / "adapter.yaml").is_file()}
+
+
+def metadata(name: str) -> dict[str, Any]:
+    """The ``adapter.yaml`` of a folder adapter (``{}`` for the others); unknown keys are an error."""
+    folder = folder_adapters().get(name)
+    if folder is None:
+        return {}
+    meta = yaml.safe_load((folder / "adapter.yaml").read_text(encoding="utf-8")) or {}
+    extra = set(meta) - META_KEYS
+    if extra:
+        raise UnknownReader(f"{folder / 'adapter.yaml'}: unknown keys {sorted(extra)}")
+    return meta
+
+
+def probe(name: str) -> tuple[bool, str]:
+    """(installed, version or why not) of a folder adapter's reader."""
+    folder = folder_adapters()[name]
+    try:
+        proc = subprocess.run([sys.executable, str(folder / "run.py"), "--probe"], capture_output=True,
+                              text=True, timeout=PROBE_SECONDS, stdin=subprocess.DEVNULL,
+                              env={**os.environ, "TORCHFMT_ADAPTERS_HOME": str(adapters_home())})
+    except subprocess.TimeoutExpired:
+        return False, f"run.py --probe took more than {PROBE_SECONDS} s"
+    lines = (proc.stdout.strip() or proc.stderr.strip() or "no output").splitlines()
+    return proc.returncode == 0, lines[-1]
+
+
 def resolve(spec: str) -> Reader:
-    """``reference``, ``torch``, ``kaitai`` or a command line."""
+    """``reference``, an adapter's name, or a command line."""
     if spec == "reference":
         return Reader("reference", [sys.executable, "-m", "torchfmt", "dump"], True)
-    if spec in ADAPTERS:
-        adapter = ADAPTERS[spec]
+    if spec in SINGLE_FILE:
+        adapter = SINGLE_FILE[spec]
         if not adapter.is_file():
             raise UnknownReader(f"--reader {spec}: the adapter {adapter} does not exist (yet)")
         return Reader(spec, [sys.executable, str(adapter)], False)
+    folders = folder_adapters()
+    if spec in folders:
+        installed, why = probe(spec)
+        if not installed:
+            raise UnknownReader(f"--reader {spec}: not installed ({why}); run "
+                                f"conformance/adapters/{spec}/setup first")
+        meta = metadata(spec)
+        return Reader(spec, [sys.executable, str(folders[spec] / "run.py")], False,
+                      inert=bool(meta.get("inert")), trusted_only=bool(meta.get("trusted_only")),
+                      env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())})
     command = shlex.split(spec)
     if not command:
         raise UnknownReader("--reader: empty command")
     return Reader(spec, command, False)
 
 
+def names() -> list[str]:
+    """Every named reader, installed or not."""
+    return ["reference", *SINGLE_FILE, *folder_adapters()]
+
+
 def available() -> list[str]:
-    """Named readers that can run here (the reference, and each adapter that exists)."""
-    return ["reference", *(name for name, path in ADAPTERS.items() if path.is_file())]
+    """Named readers that can run here (the reference, each single-file adapter, each installed folder)."""
+    return ["reference", *(n for n, p in SINGLE_FILE.items() if p.is_file()),
+            *(n for n in folder_adapters() if probe(n)[0])]

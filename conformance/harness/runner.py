@@ -36,6 +36,10 @@ CANARY = Path("/tmp/torchfmt-conformance-canary")
 #: Folders left out of snapshots: the harness's own Python writes byte-code there.
 _SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
 _ERROR_LINE = re.compile(r"^([a-z][a-z0-9-]*):")
+#: How a run can break the contract: ``crash`` (a signal, or an exit status other than 0, 1, 2),
+#: ``timeout``, ``output`` (output that breaks the table of the contract), ``side-effect`` (files changed
+#: outside the temporary folder), ``code-ran`` (a canary appeared), ``start`` (the reader did not start).
+BREAKAGES = ("crash", "timeout", "output", "side-effect", "code-ran", "start")
 
 
 @dataclass
@@ -57,6 +61,13 @@ class Run:
     code: str | None = None
     message: str = ""
     problems: list[str] = field(default_factory=list)
+    #: The kind of the first breakage (one of :data:`BREAKAGES`), or ``""``.
+    breakage: str = ""
+
+    def broken(self, kind: str, problem: str) -> None:
+        assert kind in BREAKAGES, kind
+        self.breakage = self.breakage or kind
+        self.problems.append(problem)
 
     def summary(self) -> str:
         if self.outcome == "accepted":
@@ -121,46 +132,46 @@ def check_output(run: Run) -> None:
     if run.status is None:
         return
     if run.status < 0:
-        run.problems.append(f"killed by signal {-run.status} ({signal.Signals(-run.status).name})")
+        run.broken("crash", f"killed by signal {-run.status} ({signal.Signals(-run.status).name})")
         return
     if run.status not in (0, 1, 2):
         line = err.decode("utf-8", "replace").strip().splitlines()
-        run.problems.append(f"exit status {run.status} (only 0, 1, 2 are allowed)"
+        run.broken("crash", f"exit status {run.status} (only 0, 1, 2 are allowed)"
                             + (f"; stderr: {line[-1][:300]}" if line else ""))
         return
     if run.status == 0:
         try:
             run.description = strict_json.loads(out)
         except strict_json.JSONError as e:
-            run.problems.append(f"exit 0 but stdout is not one JSON document: {e}")
+            run.broken("output", f"exit 0 but stdout is not one JSON document: {e}")
             return
         if not isinstance(run.description, dict):
-            run.problems.append("exit 0 but the JSON document is not an object")
+            run.broken("output", "exit 0 but the JSON document is not an object")
             return
         run.outcome = "accepted"
         return
     if out:
-        run.problems.append(f"exit {run.status} but stdout is not empty ({len(out)} bytes)")
+        run.broken("output", f"exit {run.status} but stdout is not empty ({len(out)} bytes)")
     try:
         text = err.decode("utf-8")
     except UnicodeDecodeError:
-        run.problems.append(f"exit {run.status} but stderr is not UTF-8")
+        run.broken("output", f"exit {run.status} but stderr is not UTF-8")
         return
     lines = text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
     if len(lines) != 1 or not lines[0].strip():
-        run.problems.append(f"exit {run.status} needs exactly one stderr line, got {len(lines)}: "
+        run.broken("output", f"exit {run.status} needs exactly one stderr line, got {len(lines)}: "
                             f"{text[:300]!r}")
         return
     line = run.message = lines[0]
     if run.status == 2:
         if not line.startswith("unsupported: "):
-            run.problems.append(f"exit 2 but the stderr line does not start with 'unsupported: ': {line!r}")
+            run.broken("output", f"exit 2 but the stderr line does not start with 'unsupported: ': {line!r}")
             return
         run.outcome = "declined"
     else:
         m = _ERROR_LINE.match(line)
         if not m or m.group(1) not in error_codes():
-            run.problems.append(f"exit 1 but the stderr line does not start with '<code>:' from the "
+            run.broken("output", f"exit 1 but the stderr line does not start with '<code>:' from the "
                                 f"closed set: {line[:300]!r}")
             return
         run.code = m.group(1)
@@ -200,7 +211,7 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     except OSError as e:
         shutil.rmtree(parent, ignore_errors=True)
         run = Run(command, None, b"", b"", 0.0)
-        run.problems.append(f"cannot start the reader: {e}")
+        run.broken("start", f"cannot start the reader: {e}")
         return run
     try:
         stdout, stderr = proc.communicate(timeout=time_limit)
@@ -217,14 +228,15 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     after = snapshot(watched, skip=work)
     run = Run(command, proc.returncode, stdout, stderr, seconds)
     if timed_out:
-        run.problems.append(f"time limit of {time_limit:g} s exceeded")
+        run.broken("timeout", f"time limit of {time_limit:g} s exceeded")
     else:
         check_output(run)
     changes = snapshot_changes(before, after)
     if changes:
-        run.problems.append("side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
+        run.broken("side-effect", "side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
     for canary in canaries:
         if canary.exists() and canary not in canaries_before:
+            run.breakage = "code-ran"  # outranks whatever else broke
             run.problems.append(f"the canary {canary} was created: the reader ran code from the file")
     if run.problems:
         run.outcome = "broken"

@@ -4,6 +4,12 @@ accept: exit 0 and a description equal to the expected one; reject: exit 1 with 
 codes; impl: either.  A declined case (exit 2) is reported apart for third-party readers, and is a
 failure for the reference reader, which must read everything the suite holds.  A broken run fails
 whatever the case expects.
+
+Two kinds of reader are judged apart (harness/readers.py): a reader that runs code from files
+(``trusted_only``) is never given a case that is not :attr:`Case.trusted`, and each such case is declined
+for it; an ``inert`` reader (one that never calls a pickle global, by design) passes a case that expects
+only ``unsafe-global`` by accepting it, provided the run is otherwise sound, the canaries untouched
+included (spec/canonical.md#canonical-inert).
 """
 
 from __future__ import annotations
@@ -17,35 +23,56 @@ from .runner import Run
 MAX_DIFFERENCES_SHOWN = 15
 
 
+#: What a failure was, for the results matrix: a breakage of the run (harness/runner.py BREAKAGES), or
+#: one of these.
+FAILURES = ("invalid-case", "not-run", "declined", "rejected-wrongly", "wrong-code", "accepted-wrongly",
+            "wrong-description")
+
+
 @dataclass(frozen=True)
 class Verdict:
     outcome: str  # "pass" | "fail" | "declined"
     detail: str
+    kind: str = ""  # for a failure: one of FAILURES or a run breakage; else the outcome
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            object.__setattr__(self, "kind", self.outcome)
 
 
-def judge(case: Case, run: Run | None, *, declined_fails: bool) -> Verdict:
-    """The verdict for ``run`` of ``case``; ``declined_fails`` for the reference reader."""
+UNTRUSTED = "declined: not a real writer's accept case, never given to a reader that runs code from files"
+
+
+def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = False,
+          trusted_only: bool = False) -> Verdict:
+    """The verdict for ``run`` of ``case``; ``declined_fails`` for the reference reader, ``inert`` and
+    ``trusted_only`` as the reader's adapter.yaml says."""
     if case.problems:
-        return Verdict("fail", "invalid case: " + "; ".join(case.problems))
+        return Verdict("fail", "invalid case: " + "; ".join(case.problems), "invalid-case")
+    if trusted_only and not case.trusted:
+        return Verdict("declined", UNTRUSTED)
     if run is None:
-        return Verdict("fail", "the reader was not run")
+        return Verdict("fail", "the reader was not run", "not-run")
     if run.outcome == "broken":
-        return Verdict("fail", run.summary())
+        return Verdict("fail", run.summary(), run.breakage or "output")
     if run.outcome == "declined":
         if declined_fails:
-            return Verdict("fail", f"declined by the reference reader: {run.message}")
+            return Verdict("fail", f"declined by the reference reader: {run.message}", "declined")
         return Verdict("declined", f"declined: {run.message}")
     if run.outcome == "rejected":
         if not case.reject_ok:
-            return Verdict("fail", f"rejected an {case.category} case: {run.message}")
+            return Verdict("fail", f"rejected an {case.category} case: {run.message}", "rejected-wrongly")
         if case.errors and run.code not in case.errors:
             return Verdict("fail", f"rejected with {run.code!r}, expected one of {list(case.errors)}: "
-                                   f"{run.message}")
+                                   f"{run.message}", "wrong-code")
         return Verdict("pass", f"rejected: {run.message}")
     # accepted
+    if inert and not case.accept_ok and case.errors == ("unsafe-global",):
+        return Verdict("pass", "accepted inertly: judged by the inert mode "
+                               "(spec/canonical.md#canonical-inert); no canary was touched")
     if not case.accept_ok:
         expected = f" (expected {' or '.join(case.errors)})" if case.errors else ""
-        return Verdict("fail", f"accepted a {case.category} case{expected}")
+        return Verdict("fail", f"accepted a {case.category} case{expected}", "accepted-wrongly")
     if case.description is None:
         return Verdict("pass", "accepted (the case fixes no description)")
     diffs = compare(case.description, run.description)
@@ -53,5 +80,6 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool) -> Verdict:
         shown = "\n  ".join(str(d) for d in diffs[:MAX_DIFFERENCES_SHOWN])
         more = f"\n  ... and {len(diffs) - MAX_DIFFERENCES_SHOWN} more" \
             if len(diffs) > MAX_DIFFERENCES_SHOWN else ""
-        return Verdict("fail", f"{len(diffs)} difference(s) from the expected description:\n  {shown}{more}")
+        return Verdict("fail", f"{len(diffs)} difference(s) from the expected description:\n  {shown}{more}",
+                       "wrong-description")
     return Verdict("pass", "accepted; description equal")

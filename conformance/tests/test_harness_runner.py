@@ -45,6 +45,7 @@ def test_a_well_behaved_reader_is_classified(case_file: Path) -> None:
 @pytest.mark.parametrize("code,problem", [
     ("import sys; sys.exit(3)", "exit status 3"),
     ("import os; os.kill(os.getpid(), 9)", "signal 9"),
+    ("import sys; sys.stdout.write('x' * 10)", "not one JSON document"),
     ("print('not json')", "not one JSON document"),
     (f"print({DESCRIPTION!r}); print({DESCRIPTION!r})", "not one JSON document"),
     ("print('{\"a\": NaN}')", "non-standard JSON literal"),
@@ -62,11 +63,12 @@ def test_contract_breaches_are_broken_runs(case_file: Path, code: str, problem: 
     run = run_reader(fake(code), case_file)
     assert run.outcome == "broken"
     assert any(problem in p for p in run.problems), run.problems
+    assert run.breakage == ("crash" if "exit status" in problem or "signal" in problem else "output")
 
 
 def test_time_limit(case_file: Path) -> None:
     run = run_reader(fake("import time; time.sleep(30)"), case_file, time_limit=1)
-    assert run.outcome == "broken" and run.seconds < 10
+    assert run.outcome == "broken" and run.seconds < 10 and run.breakage == "timeout"
     assert any("time limit" in p for p in run.problems)
 
 
@@ -120,8 +122,9 @@ def test_side_effects_outside_the_temp_folder_are_caught(case_file: Path, tmp_pa
                      canaries=[canary])
     assert run.outcome == "broken", run.summary()
     assert any("side effects" in p or "canary" in p for p in run.problems), run.problems
+    assert run.breakage == ("code-ran" if where == "canary" else "side-effect")
 
 
 def test_a_reader_that_cannot_start_is_broken(case_file: Path) -> None:
     run = run_reader(["/nonexistent/reader"], case_file)
-    assert run.outcome == "broken" and "cannot start" in run.problems[0]
+    assert run.outcome == "broken" and "cannot start" in run.problems[0] and run.breakage == "start"

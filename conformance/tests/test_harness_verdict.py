@@ -1,0 +1,71 @@
+"""Verdicts: what kind of failure a run is, and how trusted-only and inert readers are judged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from harness.cases import Case
+from harness.runner import Run
+from harness.verdict import FAILURES, UNTRUSTED, judge
+
+pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
+
+DESCRIPTION = {"description_version": 0, "format": "pt-zip", "objects": [], "storages": {}}
+OTHER = {**DESCRIPTION, "objects": [{"type": "none"}]}
+
+
+def case(category: str, *, writer: str = "torch 2.13.0+cpu", errors: tuple[str, ...] = (),
+         tier: str = "committed") -> Case:
+    return Case(id=f"pt-zip/{category}", tier=tier, category=category, format="pt-zip",
+                path=Path("/nonexistent"), description=DESCRIPTION if category == "accept" else None,
+                errors=errors, provenance={"writer": writer, "generator": "x"})
+
+
+def run(outcome: str, *, code: str | None = None, description: dict | None = None,
+        breakage: str = "") -> Run:
+    r = Run([], 0, b"", b"", 0.1, outcome=outcome, description=description, code=code,
+            message=f"{code}: x" if code else "")
+    if breakage:
+        r.broken(breakage, "broke")
+    return r
+
+
+@pytest.mark.parametrize("c,r,kind", [
+    (case("accept"), run("accepted", description=DESCRIPTION), "pass"),
+    (case("accept"), run("accepted", description=OTHER), "wrong-description"),
+    (case("accept"), run("rejected", code="truncated"), "rejected-wrongly"),
+    (case("reject", errors=("truncated",)), run("rejected", code="bad-value"), "wrong-code"),
+    (case("reject", errors=("truncated",)), run("accepted", description=DESCRIPTION), "accepted-wrongly"),
+    (case("reject", errors=("truncated",)), run("broken", breakage="timeout"), "timeout"),
+    (case("reject", errors=("truncated",)), run("broken", breakage="crash"), "crash"),
+    (case("accept"), run("declined"), "declined"),
+])
+def test_each_outcome_has_its_kind(c: Case, r: Run, kind: str) -> None:
+    v = judge(c, r, declined_fails=False)
+    assert v.kind == kind, v
+    assert v.outcome == "fail" or v.kind in ("pass", "declined")
+    assert v.outcome != "fail" or v.kind in FAILURES or v.kind in ("timeout", "crash")
+
+
+def test_a_trusted_only_reader_is_given_real_writers_accept_cases_only() -> None:
+    assert case("accept").trusted
+    for untrusted in (case("accept", writer="generated (adversarial)"), case("reject", errors=("x",)),
+                      case("impl"), case("accept", tier="corpus")):
+        assert not untrusted.trusted
+        v = judge(untrusted, None, declined_fails=False, trusted_only=True)
+        assert (v.outcome, v.detail) == ("declined", UNTRUSTED)
+    v = judge(case("accept"), run("accepted", description=DESCRIPTION), declined_fails=False,
+              trusted_only=True)
+    assert v.outcome == "pass"
+
+
+def test_an_inert_reader_passes_gadget_cases_by_accepting_them_without_running_them() -> None:
+    gadget = case("reject", errors=("unsafe-global",))
+    accepted = run("accepted", description=DESCRIPTION)
+    assert judge(gadget, accepted, declined_fails=False).kind == "accepted-wrongly"
+    assert judge(gadget, accepted, declined_fails=False, inert=True).outcome == "pass"
+    ran = run("broken", breakage="code-ran")
+    assert judge(gadget, ran, declined_fails=False, inert=True).kind == "code-ran"
+    other = case("reject", errors=("truncated",))
+    assert judge(other, accepted, declined_fails=False, inert=True).kind == "accepted-wrongly"
