@@ -11,14 +11,47 @@ from .errors import FormatError
 ZIP_LOCAL_MAGIC = b"PK\x03\x04"
 TAR_MAGIC_OFFSET = 257
 
-# First bytes of things that are not checkpoints at all, with what they are.
+# First bytes (after leading ASCII whitespace, compared ignoring ASCII case) of things that are not
+# checkpoints at all, with what they are: one table, data (spec/canonical.md#canonical-detect).
 _NOT_A_CHECKPOINT: tuple[tuple[bytes, str], ...] = (
     (b"version https://git-lfs", "a git LFS pointer, not the file it points to"),
     (b"\x1f\x8b", "a gzip stream"),
-    (b"<!DOCTYPE", "an HTML page"),
+    (b"<!doctype", "an HTML page"),
     (b"<html", "an HTML page"),
-    (b"\x93NUMPY", "a numpy .npy file"),
+    (b"<?xml", "an XML document (an S3 or HTTP error body?)"),
+    (b"<error>", "an XML error body (S3?)"),
+    (b"entry not found", "an 'Entry not found' error text, not a checkpoint"),
+    (b"\x93numpy", "a numpy .npy file"),
 )
+_WHITESPACE = b" \t\r\n\x0b\x0c"
+
+
+def _not_a_checkpoint(head: bytes) -> str | None:
+    """What ``head`` plainly is when it is no checkpoint: a signature of the table, a JSON body, or a
+    safetensors file (an 8-byte little-endian header length, then ``{``)."""
+    text = head.lstrip(_WHITESPACE).lower()
+    for magic, what in _NOT_A_CHECKPOINT:
+        if text.startswith(magic.lower()):
+            return what
+    if text[:1] in (b"{", b"[") and text[1:2].lstrip(_WHITESPACE)[:1] in (b'"', b"{", b"[", b"]", b"}"):
+        return "a JSON document (an HTTP error body?)"
+    if head[8:10] == b'{"' and 0 < int.from_bytes(head[:8], "little") < 1 << 32:
+        return "a safetensors file (read it with the safetensors library)"
+    return None
+
+
+def _old_tar_header(head: bytes) -> bool:
+    """Whether the first 512 bytes are a header Python's ``tarfile`` accepts without the ``ustar`` magic
+    (an old-style V7 header: its checksum field matches), as torch's legacy loader tries tarfile first
+    (spec/pt-legacy.md#pt-legacy-magic)."""
+    if len(head) < 512 or not head[148:156].strip(b" \0"):
+        return False
+    field = head[148:156].split(b"\0", 1)[0].strip(b" ")
+    if not field or any(c not in b"01234567" for c in field) or len(field) > 8:
+        return False
+    want = int(field, 8)
+    block = head[:148] + b" " * 8 + head[156:512]
+    return want in (sum(block), sum(b - 256 if b > 127 else b for b in block))
 
 
 def detect(buf: bytes | memoryview) -> str:
@@ -30,13 +63,15 @@ def detect(buf: bytes | memoryview) -> str:
     head = bytes(buf[:512])
     if not head:
         raise FormatError("truncated", 0, "empty file")
-    for magic, what in _NOT_A_CHECKPOINT:
-        if head.startswith(magic):
-            raise FormatError("unknown-format", 0, f"this is {what}")
+    what = _not_a_checkpoint(head)
+    if what is not None:
+        raise FormatError("unknown-format", 0, f"this is {what}")
     if head.startswith(ZIP_LOCAL_MAGIC):
         return "zip"
     if len(head) >= TAR_MAGIC_OFFSET + 5 and head[TAR_MAGIC_OFFSET:TAR_MAGIC_OFFSET + 5] == b"ustar":
         return "pt-tar"
+    if _old_tar_header(head):
+        return "pt-tar"  # torch tries tarfile first: a legacy stream that is also a V7 tar header is tar
     # A legacy stream starts with the magic number pickle: PROTO n, or LONG (protocol 0/1 text 'L'),
     # or LONG1 (0x8a) when written without a PROTO opcode.
     if head[0] == 0x80 or head[:1] in (b"L", b"\x8a"):

@@ -89,6 +89,7 @@ def run_pickle(pickle: Any, what: str, machine: Machine, *, exact: bool, limit: 
 # -- zip (spec/pt-zip.md) ---------------------------------------------------------------------------------
 
 EOCD_SIG = b"PK\x05\x06"
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 LOCATOR_SIG = b"PK\x06\x07"
 MAX_COMMENT = 0xFFFF
 
@@ -148,6 +149,7 @@ class ZipArchive:
             raise Reject("bad-container", f"{cd_len - cd_io.pos()} bytes of the central directory after its "
                                           "entries")
         self.records: dict[str, Any] = {}
+        folded_names: set[str] = set()
         spans: list[tuple[int, int, str]] = []
         root = None
         for e in cd.entries:
@@ -164,8 +166,10 @@ class ZipArchive:
                 root = folder
             elif folder != root:
                 raise Reject("bad-container", f"records in two root folders, {root!r} and {folder!r}")
-            if rel in self.records:
-                raise Reject("bad-container", f"record {name!r} appears twice")
+            folded = rel.translate(_ASCII_LOWER)
+            if folded in folded_names:
+                raise Reject("bad-container", f"record {name!r} appears twice (names equal up to ASCII case)")
+            folded_names.add(folded)
             lf = self._local_header(e, name, cd_ofs)
             if lf.file_name != name or lf.compression_method != e.compression_method \
                     or (lf.flags ^ e.flags) & 0x49:
@@ -223,6 +227,11 @@ class ZipArchive:
                                       "archive)")
         if not found:
             if seen:
+                last = lo + tail.rfind(EOCD_SIG)
+                if last + 22 > self.size or last + 22 + int.from_bytes(self.mm[last + 20:last + 22],
+                                                                       "little") > self.size:
+                    raise Reject("truncated", "the file ends inside the end-of-central-directory record or "
+                                              "its comment")
                 raise Reject("bad-container", "bytes follow the end-of-central-directory record")
             raise Reject("truncated", "no end-of-central-directory record at the end of the file")
         return found[0]

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import (
-               containers,
-               pickle_gadgets,
-               pickle_hardening,
-               pickle_machine,
-               rebuild_semantics,
-               t7,
-               tar,
-               tensors,
+    containers,
+    pickle_gadgets,
+    pickle_hardening,
+    pickle_machine,
+    rebuild_semantics,
+    t7,
+    tar,
+    tensors,
+    zip_lookup,
 )
 from .record import AdvCase
 
@@ -25,6 +26,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "t7": t7.t7_cases,
     "tar": tar.tar_cases,
     "rebuild-semantics": rebuild_semantics.rebuild_cases,
+    "zip-lookup": zip_lookup.zip_lookup_cases,
 }
 #: Family name by module file name (as case provenance names it).
 MODULES: dict[str, str] = {
@@ -36,4 +38,5 @@ MODULES: dict[str, str] = {
     "t7.py": "t7",
     "tar.py": "tar",
     "rebuild_semantics.py": "rebuild-semantics",
+    "zip_lookup.py": "zip-lookup",
 }

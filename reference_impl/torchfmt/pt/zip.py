@@ -3,7 +3,7 @@
 ``<root>/data.pkl`` is the object pickle; each storage it names by persistent id
 ``('storage', type, key, location, numel)`` is the record ``<root>/data/<key>``, read as a zero-copy view
 of the file.  ``byteorder`` (absent: little) says how storage elements are stored, ``version`` which
-format revision wrote the archive.  An archive with ``constants.pkl`` or ``code/`` records is TorchScript
+format revision wrote the archive.  An archive with a ``constants.pkl`` record is TorchScript
 (spec/torchscript.md#torchscript-detect).
 """
 
@@ -29,10 +29,13 @@ def read_zip(buf: Any, *, inert: bool = False) -> Document:
     """Read a zip ``.pt`` file (or a TorchScript archive) held in ``buf``."""
     buf = buf if isinstance(buf, memoryview) else memoryview(buf)
     root, members = read_members(buf)
-    if "constants.pkl" in members or any(name.startswith("code/") for name in members):
+    if "constants.pkl" in members:  # torch's _is_torchscript_zip: constants.pkl and nothing else
         from .torchscript import read_torchscript
 
         return read_torchscript(buf, root, members, inert=inert)
+    if "data.pkl" not in members and "model.json" in members:
+        raise FormatError("bad-container", None, "a TorchScript archive of the model.json era (torch < 1.4) "
+                          "has no data.pkl (spec/torchscript.md#torchscript-model-json)")
     archive = Archive.open(buf, root, members)
     obj = archive.unpickle("data.pkl", "data/", inert=inert)
     return Document("pt-zip", [obj], extra=archive.info())

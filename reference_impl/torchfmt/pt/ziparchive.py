@@ -83,9 +83,16 @@ def _find_eocd(buf: memoryview) -> int:
         raise FormatError("ambiguous", found[0], f"{len(found)} end records end the file")
     if found:
         return found[0]
-    if EOCD_SIG in tail:
-        raise _fail(lo + tail.rfind(EOCD_SIG), "bytes after the end-of-central-directory record")
-    raise FormatError("truncated", len(buf), "no end-of-central-directory record at the end of the file")
+    last = tail.rfind(EOCD_SIG)
+    if last < 0:
+        raise FormatError("truncated", len(buf), "no end-of-central-directory record at the end of the file")
+    at = lo + last
+    if at + _EOCD.size > len(buf):
+        raise FormatError("truncated", at, "the file ends inside the end-of-central-directory record")
+    comment = struct.unpack_from("<H", buf, at + 20)[0]
+    if at + _EOCD.size + comment > len(buf):
+        raise FormatError("truncated", at, f"the end record's {comment}-byte comment runs past the end")
+    raise _fail(at, "bytes after the end-of-central-directory record")
 
 
 def _directory(buf: memoryview) -> tuple[int, int, int, int]:
@@ -161,7 +168,7 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
     total, cd_offset, cd_size, _ = _directory(buf)
     pos, cd_end = cd_offset, cd_offset + cd_size
     found: list[tuple[str, int, int, int, int, int]] = []  # name, header, size, stored size, method, flags
-    names: set[str] = set()
+    names: set[str | bytes] = set()
     for _ in range(total):
         if pos + _CENTRAL.size > cd_end:
             raise _fail(pos, "central directory shorter than its entry count")
@@ -181,9 +188,10 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
             raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
         if disk not in (0, 0xFFFF):
             raise _fail(pos, f"member {name!r} starts on disk {disk}")
-        if name in names:
-            raise _fail(pos, f"duplicate member name {name!r}")
-        names.add(name)
+        key = raw.lower()  # torch's lookup (miniz) compares raw name bytes, ASCII case ignored
+        if name in names or key in names:
+            raise _fail(pos, f"duplicate member name {name!r} (names equal up to ASCII case or as raw bytes)")
+        names.update((name, key))
         found.append((name, header, usize, csize, method, flags))
         pos += _CENTRAL.size + nlen + xlen + clen
     if pos != cd_end:
