@@ -8,6 +8,10 @@ reference_impl/torchfmt/errors.py, not imported).  It declines (exit 2) what tor
 read safely: Lua Torch ``.t7`` files, TorchScript archives (``weights_only=True`` refuses them; set
 ``TORCHFMT_TORCH_JIT=1`` to read them with ``torch.jit.load``, which compiles the archive's code) and
 values with no version-0 form (nested tensors, storages on the meta device).
+
+Other adapters reuse it with a parameter: ``torch113`` runs this file under Debian's Python and torch 1.13,
+``torch-full`` calls :func:`main` with ``weights_only=False`` (trusted files only: the pickle's globals are
+called and TorchScript code is compiled, as ``torch.load`` itself does).
 """
 
 from __future__ import annotations
@@ -66,7 +70,9 @@ def _fail(code: str, message: str, status: int) -> int:
     return status
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], *, weights_only: bool = True) -> int:
+    """The contract command; ``weights_only=False`` loads as ``torch.load(weights_only=False)`` does
+    (tar archives by the legacy loader, TorchScript archives by ``torch.jit.load``)."""
     if len(argv) != 2:
         return _fail("usage", "torch_reader.py PATH", 3)
     path = argv[1]
@@ -86,16 +92,16 @@ def main(argv: list[str]) -> int:
     if os.path.getsize(path) == 0:
         return _fail("truncated", "empty file", 1)
     try:
-        if fmt == "pt-tar":
+        if fmt == "pt-tar" and weights_only:
             return _fail("unsupported", "tar-archive (torch.load(weights_only=True) refuses tar files)", 2)
         if fmt == "pt-torchscript":
-            if os.environ.get("TORCHFMT_TORCH_JIT") != "1":
+            if weights_only and os.environ.get("TORCHFMT_TORCH_JIT") != "1":
                 return _fail("unsupported", "torchscript-archive (torch.load(weights_only=True) refuses "
                              "TorchScript archives; TORCHFMT_TORCH_JIT=1 uses torch.jit.load)", 2)
             module = torch.jit.load(path, map_location="cpu")
             desc = td.describe_script_module(module)
         else:
-            loaded = td.torch_load(path, weights_only=True)
+            loaded = td.torch_load(path, weights_only=weights_only)
             desc = td.describe(loaded.obj, fmt, locations=loaded.locations)
     except td.Declined as e:
         return _fail("unsupported", str(e), 2)
