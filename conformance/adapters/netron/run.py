@@ -18,7 +18,8 @@ NETRON = HOME / "netron"
 NODE_FLAGS = ["--max-old-space-size=1024", "--stack-size=4000"]
 #: netron's message words -> the code they describe (first match wins), then the default per format.
 CODES = [
-    (r"unexpected end|end of (file|stream|data)|outside|exceeds? (the )?(buffer|stream)|offset is out", "truncated"),
+    (r"unexpected end|end of (file|stream|data)|outside|exceeds? (the )?(buffer|stream)|offset is out",
+     "truncated"),
     (r"memo", "bad-reference"),
     (r"opcode|unknown (pickle|operation)", "bad-opcode"),
     (r"magic|protocol version|signature", "bad-magic"),

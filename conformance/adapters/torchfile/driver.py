@@ -72,7 +72,8 @@ class Describer:
                 stack.append(x.upvalues)
 
     def emit(self, v):
-        if isinstance(v, (dict, list, torchfile.TorchObject, torchfile.LuaFunction)) and self.counts.get(id(v), 0) > 1:
+        shareable = isinstance(v, (dict, list, torchfile.TorchObject, torchfile.LuaFunction))
+        if shareable and self.counts.get(id(v), 0) > 1:
             if id(v) in self.ids:
                 return {"type": "ref", "id": self.ids[id(v)]}
             self.ids[id(v)] = f"o{len(self.ids)}"
@@ -103,8 +104,10 @@ class Describer:
             return {"type": "torch_object", "class": name, "version": str(version) if version else None,
                     "value": self.emit(v._obj)}
         if isinstance(v, torchfile.LuaFunction):
-            return {"type": "function", "kind": "function", "bytecode_sha256": hashlib.sha256(v.dumped).hexdigest(),
-                    "upvalues": [self.emit(x) for x in (v.upvalues.values() if isinstance(v.upvalues, dict) else v.upvalues or [])]}
+            ups = v.upvalues.values() if isinstance(v.upvalues, dict) else v.upvalues or []
+            return {"type": "function", "kind": "function",
+                    "bytecode_sha256": hashlib.sha256(v.dumped).hexdigest(),
+                    "upvalues": [self.emit(x) for x in ups]}
         if isinstance(v, np.ndarray):
             return self.array(v)
         raise TypeError(f"no canonical form for {type(v).__name__}")
@@ -114,8 +117,9 @@ class Describer:
         if sid is None:
             self.keep.append(s)
             sid = self.storage_ids[id(s)] = f"s{len(self.storage_ids)}"
+            little = s.astype(s.dtype.newbyteorder("<")).tobytes()
             self.storages[sid] = {"dtype": DTYPES[s.dtype.name], "numel": int(s.size), "device": "cpu",
-                                  "sha256": hashlib.sha256(s.astype(s.dtype.newbyteorder("<")).tobytes()).hexdigest()}
+                                  "sha256": hashlib.sha256(little).hexdigest()}
         return sid
 
     def array(self, a: np.ndarray):
@@ -124,7 +128,7 @@ class Describer:
             base = base.base
         if a.base is None:  # a storage, or the bare empty array torchfile gives for a tensor with no storage
             if a.size == 0:
-                raise Decline("empty tensors and storages: torchfile returns the same bare empty array for both")
+                raise Decline("empty tensors and storages: torchfile returns one bare empty array for both")
             return {"type": "storage", "storage": self.storage_id(a)}
         width = a.dtype.itemsize
         offset = (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // width
@@ -148,7 +152,8 @@ def main(path: str) -> int:
         print(f"unsupported: {e}", file=sys.stderr)
         return 2
     except Exception as e:  # noqa: BLE001 - the reader's failure, whatever its kind
-        print(f"torchfile-error: {type(e).__name__}: {' '.join(str(e).split())[:300]}", file=sys.stderr)
+        text = " ".join(str(e).split())[:300]
+        print(f"torchfile-error: {type(e).__name__}: {text}", file=sys.stderr)
         return 1
     try:
         d = Describer()

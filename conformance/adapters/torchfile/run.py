@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-HOME = Path(os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfmt/adapters") / "torchfile"
+ROOT = os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfmt/adapters"
+HOME = Path(ROOT) / "torchfile"
 PYTHON = HOME / "venv" / "bin" / "python"
 CODES = {"error": "truncated",  # struct.error: a short read
          "EOFError": "truncated", "T7ReaderException": "bad-type-code", "NotImplementedError": "bad-value"}
@@ -22,8 +23,8 @@ def main(argv: list[str]) -> int:
         if not PYTHON.is_file():
             print(f"torchfile not installed under {HOME}")
             return 1
-        proc = subprocess.run([str(PYTHON), "-c", "import importlib.metadata as m; print(m.version('torchfile'))"],
-                              capture_output=True, text=True)
+        version = "import importlib.metadata as m; print(m.version('torchfile'))"
+        proc = subprocess.run([str(PYTHON), "-c", version], capture_output=True, text=True)
         if proc.returncode:
             print("torchfile is not importable in its venv")
             return 1
