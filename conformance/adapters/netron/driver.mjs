@@ -37,7 +37,8 @@ function bytesOf(data) {
         if (typeof data.seek === 'function' && pos !== undefined) data.seek(pos);
         return out;
     }
-    throw new Error(`unknown storage data ${data.constructor && data.constructor.name}`);
+    // netron accepted the file but holds this storage's data as something else (a BUILD set it)
+    throw new Decline(`a storage whose data netron holds as ${typeof data} ${data.constructor && data.constructor.name}, not bytes`);
 }
 
 class Describer {
@@ -47,6 +48,7 @@ class Describer {
         this.counts = new Map();
         this.storageIds = new Map();
         this.storages = {};
+        this.depth = 0;
     }
 
     count(v) {
@@ -78,6 +80,16 @@ class Describer {
     }
 
     emit(v) {
+        // this writer (and JSON.stringify) recurses: values nested deeper than it can go are declined
+        if (++this.depth > MAX_DEPTH) throw new Decline(`values nested deeper than ${MAX_DEPTH} (the adapter's writer)`);
+        try {
+            return this.emitAt(v);
+        } finally {
+            this.depth--;
+        }
+    }
+
+    emitAt(v) {
         if (v !== null && typeof v === 'object' && !ArrayBuffer.isView(v) && this.counts.get(v) > 1) {
             if (this.ids.has(v)) return { type: 'ref', id: this.ids.get(v) };
             const id = `o${this.ids.size}`;
@@ -249,12 +261,23 @@ class Describer {
     }
 }
 
+const MAX_DEPTH = 2000;
+//: a view presenting more elements than its storage holds is expanded up to this many (spec/canonical.md)
+const MAX_EXPANDED = 1 << 24;
 const ITEMSIZE = { uint8: 1, int8: 1, int16: 2, int32: 4, int64: 8, float32: 4, float64: 8, float16: 2 };
 
 function viewSha(data, itemsize, shape, stride, offset) {
     // the logical elements in row-major order, read from the stored bytes as netron holds them
+    if (!Array.isArray(shape) || !Array.isArray(stride) || !shape.every(Number.isInteger) ||
+        !stride.every(Number.isInteger) || !Number.isInteger(offset)) {
+        // netron accepted the file and built a tensor whose geometry is no list of integers
+        throw new Decline(`a tensor whose shape/stride/offset netron holds as ${JSON.stringify([shape, stride, offset]).slice(0, 80)}`);
+    }
     const numel = shape.reduce((a, b) => a * b, 1);
     if (numel === 0 || data === null) return EMPTY;
+    if (numel > Math.max(MAX_EXPANDED, data.length / itemsize)) {
+        throw new Decline(`a view of ${numel} elements over ${data.length / itemsize} stored (not expanded by the adapter)`);
+    }
     const h = createHash('sha256');
     const idx = new Array(shape.length).fill(0);
     const chunk = [];
@@ -342,7 +365,9 @@ async function main() {
     }
     for (const o of objects) describer.count(o);
     const out = objects.map((o) => describer.emit(o));
-    process.stdout.write(JSON.stringify({ description_version: 0, format: fmt, objects: out, storages: describer.storages }));
+    const text = JSON.stringify({ description_version: 0, format: fmt, objects: out, storages: describer.storages });
+    // exit only once the pipe has taken all of it (process.exit would cut a long write short)
+    await new Promise((resolve) => process.stdout.write(text, resolve));
 }
 
 class NetronRefused extends Error {}
