@@ -127,7 +127,7 @@ class Describer {
     ptvalue(v) {
         const torch = this.torch;
         if (v instanceof torch.Tensor) return this.ptTensor(v);
-        if (v instanceof torch.dtype) return { type: 'global', module: 'torch', name: v._name || String(v) };
+        if (v instanceof torch.dtype) return { type: 'global', module: 'torch', name: this.dtypeName(v) };
         if (v instanceof torch.storage.TypedStorage || v instanceof torch.storage._StorageBase ||
             v instanceof torch.storage.UntypedStorage) {
             return { type: 'storage', storage: this.storageId(v) };
@@ -161,7 +161,7 @@ class Describer {
         const data = storage ? bytesOf(storage.data) : null;
         const out = {
             type: t.is_quantized || t.quantizer_params ? 'quantized_tensor' : 'tensor',
-            dtype: dtype._name || String(dtype), shape, stride, storage_offset: offset,
+            dtype: this.dtypeName(dtype), shape, stride, storage_offset: offset,
             storage: storage ? this.storageId(storage) : null,
             device: this.device(storage), requires_grad: Boolean(t.requires_grad),
             sha256: viewSha(data, itemsize, shape, stride, offset, false),
@@ -177,6 +177,18 @@ class Describer {
         return out;
     }
 
+    dtypeName(dtype) {
+        // the attribute of netron's torch module that holds this dtype object (its own _name differs
+        // from torch's for some: 'complex<float32>' is torch.complex64, 'boolean' torch.bool)
+        if (!this.dtypeNames) {
+            this.dtypeNames = new Map();
+            for (const [k, x] of Object.entries(this.torch)) {
+                if (x instanceof this.torch.dtype && !this.dtypeNames.has(x)) this.dtypeNames.set(x, k);
+            }
+        }
+        return this.dtypeNames.get(dtype) || (dtype && dtype._name) || String(dtype);
+    }
+
     device(storage) {
         const d = storage && storage.device;
         if (d === null || d === undefined) return 'cpu';
@@ -190,7 +202,7 @@ class Describer {
         const untyped = s instanceof this.torch.storage.UntypedStorage;
         const data = bytesOf(s.data);
         this.storages[id] = {
-            dtype: untyped ? 'uint8' : (s.dtype._name || String(s.dtype)),
+            dtype: untyped ? 'uint8' : this.dtypeName(s.dtype),
             numel: s.size(), device: this.device(s), sha256: data ? sha(data) : EMPTY,
         };
         return id;
@@ -237,12 +249,16 @@ class Describer {
     }
 
     t7Bytes(s) {
+        // the elements as netron's Storage.data() decodes them (binary or ascii), written back as
+        // little-endian bytes of the dtype (typed arrays are host-order; every CI host is little-endian)
         if (!this.t7data.has(s)) {
-            const r = s.reader;
             let bytes = null;
-            if (r && r._reader) {
-                r._reader.seek(0);
-                bytes = r._reader.peek();
+            if (s.reader || s._data) {
+                const values = s.data();
+                const Typed = TYPED[s.dataType];
+                if (!Typed) throw new Decline(`${s.dataType} storages`);
+                const arr = Typed === BigInt64Array ? BigInt64Array.from(values, (x) => BigInt(x)) : Typed.from(values);
+                bytes = new Uint8Array(arr.buffer);
             }
             this.t7data.set(s, bytes);
         }
@@ -262,6 +278,8 @@ class Describer {
 }
 
 const MAX_DEPTH = 2000;
+const TYPED = { uint8: Uint8Array, int8: Int8Array, int16: Int16Array, int32: Int32Array, int64: BigInt64Array,
+                float32: Float32Array, float64: Float64Array };
 //: a view presenting more elements than its storage holds is expanded up to this many (spec/canonical.md)
 const MAX_EXPANDED = 1 << 24;
 const ITEMSIZE = { uint8: 1, int8: 1, int16: 2, int32: 4, int64: 8, float32: 4, float64: 8, float16: 2 };
@@ -354,10 +372,13 @@ async function main() {
         const reader = context.value;
         const versions = new WeakMap();
         reader.callback = () => null;  // as torch.js open() does, minus the UI's error report
-        fmt = reader._reader instanceof t7.ModelFactory ? null : (reader._reader.constructor.name === 'TextReader' ? 't7-ascii' : 't7-binary');
+        const text = '_separator' in reader._reader;  // torch.js's TextReader, else its BinaryReader
+        fmt = text ? 't7-ascii' : 't7-binary';
         objects = [];
-        const src = reader._reader._reader || reader._reader;
-        while (src.position < src.length) objects.push(reader.read());
+        const src = text ? reader._reader : reader._reader._reader;
+        const at = () => (text ? src._position : src.position);
+        const end = text ? src._buffer.length : src.length;
+        while (at() < end) objects.push(reader.read());
         describer = new Describer(fmt);
         describer.t7 = true;
         describer.versions = versions;
