@@ -217,8 +217,7 @@ class Describer {
         const cls = v.__class__;
         const name = cls ? [cls.__module__, cls.__name__].filter(Boolean).join('.') : null;
         if (name === 'LuaFunction') {
-            return { type: 'function', kind: 'function', bytecode_sha256: sha(v.dumped),
-                     upvalues: this.t7upvalues(v.upvalues) };
+            throw new Decline("functions: netron's T7Reader reads type codes 6, 7 and 8 alike and keeps no kind");
         }
         if (v.dataType !== undefined && v.storage_offset !== undefined) return this.t7Tensor(v, name);
         if (v.dataType !== undefined && v.itemSize !== undefined) {
@@ -229,12 +228,6 @@ class Describer {
             type: 'torch_object', class: name, version: this.versions.get(v) ?? null,
             value: { type: 'table', items: fields.map(([k, x]) => [{ type: 'str', value: k }, this.emit(x)]) },
         };
-    }
-
-    t7upvalues(u) {
-        if (Array.isArray(u)) return u.map((x) => this.emit(x));
-        if (u instanceof Map) return [...u.values()].map((x) => this.emit(x));
-        return [];
     }
 
     t7Tensor(t, name) {

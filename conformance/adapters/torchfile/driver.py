@@ -56,7 +56,7 @@ class Describer:
         stack = [v]
         while stack:
             x = stack.pop()
-            if not isinstance(x, (dict, list, torchfile.TorchObject, torchfile.LuaFunction)):
+            if not isinstance(x, (dict, list, torchfile.TorchObject, torchfile.LuaFunction, np.ndarray)):
                 continue
             self.keep.append(x)
             n = self.counts[id(x)] = self.counts.get(id(x), 0) + 1
@@ -66,13 +66,16 @@ class Describer:
                 stack.extend(k for kv in x.items() for k in kv)
             elif isinstance(x, list):
                 stack.extend(x)
+            elif isinstance(x, np.ndarray):
+                continue
             elif isinstance(x, torchfile.TorchObject):
                 stack.append(x._obj)
             else:
                 stack.append(x.upvalues)
 
     def emit(self, v):
-        shareable = isinstance(v, (dict, list, torchfile.TorchObject, torchfile.LuaFunction))
+        shareable = isinstance(v, (dict, list, torchfile.TorchObject, torchfile.LuaFunction)) or (
+            isinstance(v, np.ndarray) and v.base is not None)  # a tensor (a storage is shared by its id)
         if shareable and self.counts.get(id(v), 0) > 1:
             if id(v) in self.ids:
                 return {"type": "ref", "id": self.ids[id(v)]}
@@ -104,10 +107,7 @@ class Describer:
             return {"type": "torch_object", "class": name, "version": str(version) if version else None,
                     "value": self.emit(v._obj)}
         if isinstance(v, torchfile.LuaFunction):
-            ups = v.upvalues.values() if isinstance(v.upvalues, dict) else v.upvalues or []
-            return {"type": "function", "kind": "function",
-                    "bytecode_sha256": hashlib.sha256(v.dumped).hexdigest(),
-                    "upvalues": [self.emit(x) for x in ups]}
+            raise Decline("functions: torchfile reads type codes 6, 7 and 8 alike and keeps no kind")
         if isinstance(v, np.ndarray):
             return self.array(v)
         raise TypeError(f"no canonical form for {type(v).__name__}")
@@ -123,9 +123,15 @@ class Describer:
         return sid
 
     def array(self, a: np.ndarray):
-        base = a
-        while base.base is not None and isinstance(base.base, np.ndarray):
-            base = base.base
+        base = a  # the storage array: through numpy views and as_strided's DummyArray
+        while True:
+            b = base.base
+            if isinstance(b, np.ndarray):
+                base = b
+            elif b is not None and isinstance(getattr(b, "base", None), np.ndarray):
+                base = b.base
+            else:
+                break
         if a.base is None:  # a storage, or the bare empty array torchfile gives for a tensor with no storage
             if a.size == 0:
                 raise Decline("empty tensors and storages: torchfile returns one bare empty array for both")
