@@ -45,7 +45,8 @@ def worker(path: str) -> int:
         return 2
     except BaseException as e:  # noqa: BLE001 - every failure of the reader maps to a code
         text = " ".join(str(e).split())[:300]
-        print(f"{classify(e)}: ptloader: {type(e).__name__}: {text}", file=sys.stderr)
+        code = "unsafe-global" if "Unsupported pickle global" in text else classify(e)
+        print(f"{code}: ptloader: {type(e).__name__}: {text}", file=sys.stderr)
         return 1
     sys.stdout.write(json.dumps(doc))
     return 0
