@@ -66,7 +66,7 @@ class Suite:
 
     def judge(self, case: Case, run: Run | None) -> Verdict:
         return judge(case, run, declined_fails=self.reader.declined_fails, inert=self.reader.inert,
-                     trusted_only=self.reader.trusted_only)
+                     trusted_only=self.reader.trusted_only, unexpressed=self.reader.unexpressed)
 
     def prefetch(self, cases: list[Case]) -> None:
         runnable = [c for c in cases if self.gives(c) and c.id not in self.futures]

@@ -13,7 +13,10 @@ The rules of the contract, applied while walking both documents together:
   (spec/canonical.md#canonical-sharing);
 - fields starting with ``_`` are ignored, ``description_version`` is informative, an optional field at
   its default (``parameter: false``, ``attrs: {}``) equals its absence, any other one-sided field is a
-  difference.
+  difference;
+- a partial comparison (a reader whose adapter.yaml lists ``unexpressed`` fields, harness/readers.py)
+  skips exactly those fields: a node field of that name wherever it occurs, and a top-level key of that
+  name (``storages``: then storages are not matched either); everything else is compared as above.
 
 :func:`compare` returns the differences, each with a JSON path into the expected document.
 """
@@ -102,8 +105,10 @@ def _short(value: Any, limit: int = 100) -> str:
 class _Side:
     """One document's id index: object id -> defining node, and its storages."""
 
-    def __init__(self, doc: dict[str, Any], name: str, diffs: list[Difference]) -> None:
+    def __init__(self, doc: dict[str, Any], name: str, diffs: list[Difference],
+                 ignore: frozenset[str] = frozenset()) -> None:
         self.name = name
+        self.ignore = ignore
         self.defs: dict[str, dict[str, Any]] = {}
         self.refs: list[tuple[str, str]] = []
         storages = doc.get("storages")
@@ -160,7 +165,7 @@ class _Side:
         t = v["type"]
         out: dict[str, Any] = {}
         for k, x in v.items():
-            if k.startswith("_") or k == "id" or (k in DEFAULTS and x == DEFAULTS[k]):
+            if k.startswith("_") or k == "id" or k in self.ignore or (k in DEFAULTS and x == DEFAULTS[k]):
                 continue
             if (t, k) in FLOAT_FIELDS:
                 f = parse_float(x)
@@ -185,10 +190,12 @@ def _dump(x: Any) -> str:
 
 
 class _Comparator:
-    def __init__(self, expected: dict[str, Any], actual: dict[str, Any]) -> None:
+    def __init__(self, expected: dict[str, Any], actual: dict[str, Any],
+                 ignore: frozenset[str] = frozenset()) -> None:
+        self.ignore = ignore
         self.diffs: list[Difference] = []
-        self.exp = _Side(expected, "expected", self.diffs)
-        self.act = _Side(actual, "actual", self.diffs)
+        self.exp = _Side(expected, "expected", self.diffs, ignore)
+        self.act = _Side(actual, "actual", self.diffs, ignore)
         self.obj_map: dict[str, str] = {}
         self.obj_rev: dict[str, str] = {}
         self.sto_map: dict[str, str] = {}
@@ -218,7 +225,7 @@ class _Comparator:
     # -- the walk ---------------------------------------------------------------------------------
     def document(self, expected: dict[str, Any], actual: dict[str, Any]) -> None:
         for k in sorted(set(expected) | set(actual)):
-            if k.startswith("_") or k in IGNORED_TOP:
+            if k.startswith("_") or k in IGNORED_TOP or k in self.ignore:
                 continue
             if k not in actual:
                 self.diff(f"$.{k}", "missing from the actual description")
@@ -231,6 +238,8 @@ class _Comparator:
                     self.diff("$.storages", "not a JSON object")
             else:
                 self.json(expected[k], actual[k], f"$.{k}")
+        if "storages" in self.ignore or "storage" in self.ignore:
+            return
         for sid in self.exp.storages:
             if sid not in self.sto_map:
                 self.diff(f"$.storages.{sid}", "expected storage matched to no storage of the actual")
@@ -271,7 +280,7 @@ class _Comparator:
             self.diff(path, f"type: expected {t!r}, got {b['type']!r}")
             return
         for k in sorted(set(a) | set(b)):
-            if k.startswith("_") or k in ("type", "id"):
+            if k.startswith("_") or k in ("type", "id") or k in self.ignore:
                 continue
             va, vb = a.get(k, DEFAULTS.get(k, _ABSENT)), b.get(k, DEFAULTS.get(k, _ABSENT))
             p = f"{path}.{k}"
@@ -420,11 +429,13 @@ class _Comparator:
 _ABSENT = object()
 
 
-def compare(expected: dict[str, Any], actual: Any) -> list[Difference]:
-    """Every difference between the expected description and ``actual`` (empty: they are equal)."""
+def compare(expected: dict[str, Any], actual: Any,
+            ignore: frozenset[str] = frozenset()) -> list[Difference]:
+    """Every difference between the expected description and ``actual`` (empty: they are equal),
+    skipping the fields named in ``ignore`` (a partial comparison)."""
     if not isinstance(actual, dict):
         return [Difference("$", f"the description is not a JSON object: {_short(actual)}")]
-    c = _Comparator(expected, actual)
+    c = _Comparator(expected, actual, ignore)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 50_000))
     try:

@@ -10,7 +10,10 @@ under ``conformance/adapters/`` (spec/canonical.md#canonical-reader-cli):
     and two flags: ``inert`` (the reader never calls a pickle global by design, so its gadget cases are
     judged by the spec's inert mode, spec/canonical.md#canonical-inert) and ``trusted_only`` (the reader
     runs code from files, so it is given only the real writers' accept cases; every other case is
-    declined for it without running);
+    declined for it without running); optional ``unexpressed``: description fields the reader cannot
+    express (``stride``, ``storage_offset``, ``storage``, the top-level ``storages``...), which its
+    ``run.py`` leaves absent, never guessed, and which the comparison then skips (a partial comparison,
+    harness/compare.py; the verdict says so);
   - ``setup``: an idempotent script that installs or builds the reader (outside the project tree, under
     ``$TORCHFMT_ADAPTERS_HOME``, default ``~/.cache/torchfmt/adapters``) and exits non-zero, saying why
     in one line, when it can't; every run of ``run.py`` gets ``TORCHFMT_ADAPTERS_HOME`` set (its ``HOME``
@@ -38,7 +41,7 @@ from .vocabulary import CONFORMANCE
 ADAPTERS_DIR = CONFORMANCE / "adapters"
 SINGLE_FILE = {"torch": ADAPTERS_DIR / "torch_reader.py",
                "kaitai": ADAPTERS_DIR / "kaitai_reader.py"}
-META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "notes"}
+META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "unexpressed", "notes"}
 PROBE_SECONDS = 120
 
 
@@ -56,6 +59,8 @@ class Reader:
     is_reference: bool
     inert: bool = False
     trusted_only: bool = False
+    #: Description fields the reader cannot express: left out of the comparison (adapter.yaml).
+    unexpressed: frozenset[str] = frozenset()
     #: Environment the reader's runs get on top of the harness's (folder adapters: the adapters home).
     env: dict[str, str] = field(default_factory=dict)
 
@@ -118,6 +123,7 @@ def resolve(spec: str) -> Reader:
         meta = metadata(spec)
         return Reader(spec, [sys.executable, str(folders[spec] / "run.py")], False,
                       inert=bool(meta.get("inert")), trusted_only=bool(meta.get("trusted_only")),
+                      unexpressed=frozenset(meta.get("unexpressed") or ()),
                       env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())})
     command = shlex.split(spec)
     if not command:

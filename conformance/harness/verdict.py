@@ -9,7 +9,8 @@ Two kinds of reader are judged apart (harness/readers.py): a reader that runs co
 (``trusted_only``) is never given a case that is not :attr:`Case.trusted`, and each such case is declined
 for it; an ``inert`` reader (one that never calls a pickle global, by design) passes a case that expects
 only ``unsafe-global`` by accepting it, provided the run is otherwise sound, the canaries untouched
-included (spec/canonical.md#canonical-inert).
+included (spec/canonical.md#canonical-inert).  A reader whose adapter names ``unexpressed`` fields is
+compared on everything else, and its verdict says the comparison was partial.
 """
 
 from __future__ import annotations
@@ -44,9 +45,9 @@ UNTRUSTED = "declined: not a real writer's accept case, never given to a reader 
 
 
 def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = False,
-          trusted_only: bool = False) -> Verdict:
+          trusted_only: bool = False, unexpressed: frozenset[str] = frozenset()) -> Verdict:
     """The verdict for ``run`` of ``case``; ``declined_fails`` for the reference reader, ``inert`` and
-    ``trusted_only`` as the reader's adapter.yaml says."""
+    ``trusted_only`` and ``unexpressed`` as the reader's adapter.yaml says."""
     if case.problems:
         return Verdict("fail", "invalid case: " + "; ".join(case.problems), "invalid-case")
     if trusted_only and not case.trusted:
@@ -75,11 +76,13 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = Fa
         return Verdict("fail", f"accepted a {case.category} case{expected}", "accepted-wrongly")
     if case.description is None:
         return Verdict("pass", "accepted (the case fixes no description)")
-    diffs = compare(case.description, run.description)
+    diffs = compare(case.description, run.description, unexpressed)
+    partial = f" (partial comparison: {', '.join(sorted(unexpressed))} not compared)" if unexpressed else ""
     if diffs:
         shown = "\n  ".join(str(d) for d in diffs[:MAX_DIFFERENCES_SHOWN])
         more = f"\n  ... and {len(diffs) - MAX_DIFFERENCES_SHOWN} more" \
             if len(diffs) > MAX_DIFFERENCES_SHOWN else ""
-        return Verdict("fail", f"{len(diffs)} difference(s) from the expected description:\n  {shown}{more}",
+        return Verdict("fail", f"{len(diffs)} difference(s) from the expected description{partial}:"
+                               f"\n  {shown}{more}",
                        "wrong-description")
-    return Verdict("pass", "accepted; description equal")
+    return Verdict("pass", f"accepted; description equal{partial}")

@@ -197,6 +197,43 @@ def gadgets() -> list[AdvCase]:
         ["pickle-protocol-4"],
         protocol4=True,
     )
+    # Escapes under whole module roots that readers in the wild trust (tinygrad 0.14.0's torch_load lets
+    # every name under numpy, collections and _codecs through): each one verified to run under plain
+    # pickle.loads with numpy 2.4.
+    n = "gadget-numpy-runstring"
+    zip_case(
+        n,
+        a.call(a.global_("numpy.testing._private.utils", "runstring"), _s(_python(n)), a.dict_()),
+        "numpy.testing._private.utils.runstring(source, {}): a numpy function whose body is exec, "
+        "reachable by a reader that trusts every name under numpy",
+        ["pickle-protocol-2"],
+    )
+    n = "gadget-numpy-testing-runstring"
+    zip_case(
+        n,
+        a.call(a.global_("numpy.testing", "runstring"), _s(_python(n)), a.dict_()),
+        "numpy.testing.runstring(source, {}): the same exec under its public name",
+        ["pickle-protocol-2"],
+    )
+    n = "gadget-numpy-dotted-os-system"
+    zip_case(
+        n,
+        a.call(a.stack_global("numpy.testing._private.utils", "os.system"), a.unicode(_shell(n))),
+        "protocol 4 STACK_GLOBAL('numpy.testing._private.utils', 'os.system'): a dotted name under a "
+        "numpy module that imports os resolves, attribute by attribute, to os.system",
+        ["pickle-protocol-4"],
+        protocol4=True,
+    )
+    n = "gadget-numpy-f2py-subprocess"
+    argv = a.list_(*(a.unicode(x) for x in ["touch", *_paths(n)]))
+    zip_case(
+        n,
+        a.call(a.stack_global("numpy.f2py", "subprocess.check_output"), argv),
+        "protocol 4 STACK_GLOBAL('numpy.f2py', 'subprocess.check_output')(['touch', canary...]): "
+        "numpy.f2py imports subprocess, so a numpy-rooted name runs a program",
+        ["pickle-protocol-4"],
+        protocol4=True,
+    )
     n = "gadget-stack-global-memo"
     body = (
         a.unicode("builtins")

@@ -1,0 +1,72 @@
+"""ptloader 0.3.0 ``ptloader.load`` as a contract command (harness/readers.py).
+
+Run by the suite's Python, it re-runs itself with the Python of ptloader's own venv (made by ``setup``
+under ``$TORCHFMT_ADAPTERS_HOME/ptloader``).  ptloader reads zip checkpoints only (others are declined)
+and returns each tensor as a numpy view: dtype, shape, stride (numpy's, in elements) and the logical sha256
+come from it; ``storage_offset``, ``storage``, ``storages`` and ``requires_grad`` (dropped by its
+rebuild) are left out (adapter.yaml ``unexpressed``).  No check of ours is added.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+VENV = Path(os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfmt/adapters") \
+    / "ptloader" / "venv" / "bin" / "python"
+
+
+def worker(path: str) -> int:
+    sys.path.insert(0, str(HERE.parent))
+    import json
+    import zipfile
+
+    import numpy as np
+    import ptloader
+    from pyobjects import Unsupported, array_fields, classify, describe  # type: ignore[import-not-found]
+
+    if not zipfile.is_zipfile(path):
+        print("unsupported: ptloader reads only zip checkpoints", file=sys.stderr)
+        return 2
+
+    def tensor(x: object) -> dict | None:
+        if not isinstance(x, np.ndarray):
+            return None
+        node = {"type": "tensor", **array_fields(x), "device": "cpu"}
+        node["stride"] = [int(s) // x.itemsize for s in x.strides] if x.itemsize else list(x.strides)
+        return node
+
+    try:
+        doc = describe(ptloader.load(path), "pt-zip", tensor)
+    except Unsupported as e:
+        print(f"unsupported: {e}", file=sys.stderr)
+        return 2
+    except BaseException as e:  # noqa: BLE001 - every failure of the reader maps to a code
+        text = " ".join(str(e).split())[:300]
+        code = "unsafe-global" if "Unsupported pickle global" in text else classify(e)
+        print(f"{code}: ptloader: {type(e).__name__}: {text}", file=sys.stderr)
+        return 1
+    sys.stdout.write(json.dumps(doc))
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] == "--worker":
+        return worker(argv[1])
+    if not VENV.is_file():
+        print(f"ptloader is not installed ({VENV} missing); run conformance/adapters/ptloader/setup")
+        return 1
+    if argv == ["--probe"]:
+        os.execv(VENV, [str(VENV), "-c", "from importlib.metadata import version; "
+                        "import ptloader; print('ptloader', version('ptloader'))"])
+    if len(argv) != 1:
+        print("usage: run.py FILE | --probe", file=sys.stderr)
+        return 2
+    os.execv(VENV, [str(VENV), str(Path(__file__).resolve()), "--worker", argv[0]])
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
