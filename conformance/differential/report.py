@@ -1,0 +1,73 @@
+"""The differential run's report: ``report.json``, ``summary.md``, and each real disagreement's file
+saved under ``findings/<class>/`` with what both readers said, ready to be frozen as a case
+(spec/canonical.md#canonical-differential)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from .classify import CLASSES, REAL
+from .run import Row
+
+
+def _run_json(run: Any) -> dict[str, Any] | None:
+    if run is None:
+        return None
+    return {"outcome": run.outcome, "status": run.status, "code": run.code, "message": run.message[:500],
+            "problems": run.problems[:3], "seconds": round(run.seconds, 3)}
+
+
+def row_json(row: Row) -> dict[str, Any]:
+    v = row.variant
+    return {"name": v.name, "source": v.source, "group": v.group, "format": v.format, "origin": v.origin,
+            "sha256": v.sha256, "size": len(v.data), "class": row.verdict.klass, "detail": row.verdict.detail,
+            "rule": row.verdict.rule, "torch": _run_json(row.torch), "reference": _run_json(row.reference)}
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:150]
+
+
+def write(rows: list[Row], out: Path, settings: dict[str, Any]) -> dict[str, Any]:
+    """Write the report into ``out`` and return its summary."""
+    out.mkdir(parents=True, exist_ok=True)
+    by_class = Counter(r.verdict.klass for r in rows)
+    by_group: dict[str, Counter[str]] = {}
+    for r in rows:
+        by_group.setdefault(f"{r.variant.source}/{r.variant.group}", Counter())[r.verdict.klass] += 1
+    real = [r for r in rows if r.verdict.real]
+    for r in real:
+        folder = out / "findings" / r.verdict.klass
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = _safe(r.variant.name)
+        (folder / (stem + r.variant.suffix)).write_bytes(r.variant.data)
+        (folder / (stem + ".json")).write_text(json.dumps(row_json(r), indent=1) + "\n")
+    summary = {"settings": settings, "variants": len(rows), "real": len(real),
+               "by_class": {k: by_class[k] for k in CLASSES if by_class[k]},
+               "by_group": {g: dict(c) for g, c in sorted(by_group.items())},
+               "rules_used": dict(Counter(r.verdict.rule for r in rows if r.verdict.rule))}
+    (out / "report.json").write_text(json.dumps({"summary": summary, "rows": [row_json(r) for r in rows]},
+                                                indent=1) + "\n")
+    (out / "summary.md").write_text(markdown(summary, real))
+    return summary
+
+
+def markdown(summary: dict[str, Any], real: list[Row]) -> str:
+    cols = [k for k in CLASSES if k in summary["by_class"]]
+    lines = ["# Differential run: torch 2.13 `torch.load(weights_only=True)` vs the reference", "",
+             f"{summary['variants']} variants, {summary['real']} real disagreements; settings: "
+             f"`{json.dumps(summary['settings'])}`.", "",
+             "| source/group | " + " | ".join(cols) + " |", "| --- |" + " ---: |" * len(cols)]
+    for group, counts in summary["by_group"].items():
+        lines.append(f"| {group} | " + " | ".join(str(counts.get(k, "")) for k in cols) + " |")
+    lines.append("| **all** | " + " | ".join(f"**{summary['by_class'][k]}**" for k in cols) + " |")
+    lines += ["", f"Real classes: {', '.join(REAL)}.", "", "## Real disagreements", ""]
+    if not real:
+        lines.append("None.")
+    for r in real:
+        lines.append(f"- `{r.variant.name}` ({r.verdict.klass}): {r.verdict.detail[:300]}")
+    return "\n".join(lines) + "\n"
