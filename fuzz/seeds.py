@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "conformance" / "cases"
 CORPUS = Path(__file__).resolve().parent / "corpus"
 FORMATS = {"t7_binary": ("t7-binary",), "t7_ascii": ("t7-ascii",), "pt_zip": ("pt-zip", "pt-torchscript"),
-           "pt_legacy": ("pt-legacy",), "pt_tar": ()}
+           "pt_legacy": ("pt-legacy",), "pt_tar": (), "differential": ("pt-zip", "pt-legacy")}
 #: Real files that are not ours to commit, read in place as seeds when the shared corpus is present.
 SHARED_SEEDS = {"pt_tar": "pt/wild/tar_*.pt"}
 MAX_SEED = 1 << 20

@@ -12,8 +12,10 @@ The classes, real disagreements first:
 - ``accepted-different``: both accept and the descriptions differ;
 - ``looser-than-torch``: the reference accepts what torch refuses (or what torch's run could not finish);
 - ``accepted-undescribable``: torch loads a value the description has no form for, the reference accepts;
-- ``unexplained-refusal``: torch loads it, the reference refuses, and no rule of ``stricter.yaml`` says why;
+- ``unexplained-refusal``: torch loads it, the reference refuses, and no rule of ``documented.yaml`` says why;
 - ``stricter-documented``: torch loads it, the reference refuses by a documented rule;
+- ``looser-documented``: torch refuses it, the reference accepts, and a rule of ``documented.yaml`` for
+  torch's message gives the spec's reason (spec/pickle.md#pickle-weights-only);
 - ``agree-accept``, ``agree-refuse``: the same verdict (refusal codes are not compared);
 - ``torch-broken``: torch's run crashed or timed out, the reference refused;
 - ``not-comparable``: torch does not read this kind of file (``.t7``, tar, TorchScript: the adapter declines).
@@ -26,11 +28,12 @@ from dataclasses import dataclass
 from harness.compare import compare
 from harness.runner import Run
 
-from . import stricter
+from . import documented
 
 REAL = ("reference-contract-break", "accepted-different", "looser-than-torch", "accepted-undescribable",
         "unexplained-refusal")
-FINE = ("stricter-documented", "agree-accept", "agree-refuse", "torch-broken", "not-comparable")
+FINE = ("stricter-documented", "looser-documented", "agree-accept", "agree-refuse", "torch-broken",
+        "not-comparable")
 CLASSES = REAL + FINE
 #: torch adapter declines that mean "torch does not read this kind of file" (torch_reader.py).
 FORMAT_DECLINES = ("unsupported: t7-", "unsupported: tar-archive", "unsupported: torchscript-archive")
@@ -69,6 +72,9 @@ def classify(torch: Run | None, reference: Run) -> Verdict:
         return Verdict("agree-refuse", f"torch: {torch.message[:150]}; reference: {_said(reference)[:150]}")
     if torch.outcome == "rejected":
         if ref_accepts:
+            rule = documented.match(torch.message, "torch")
+            if rule is not None:
+                return Verdict("looser-documented", torch.message[:300], rule.id)
             return Verdict("looser-than-torch", f"torch refuses: {torch.message[:300]}")
         return Verdict("agree-refuse", f"torch: {torch.message[:150]}; reference: {_said(reference)[:150]}")
     # torch accepts
@@ -77,7 +83,7 @@ def classify(torch: Run | None, reference: Run) -> Verdict:
         if not diffs:
             return Verdict("agree-accept", "")
         return Verdict("accepted-different", "; ".join(map(str, diffs[:5]))[:800])
-    rule = stricter.match(reference.message)
+    rule = documented.match(reference.message)
     if rule is not None:
         return Verdict("stricter-documented", reference.message[:300], rule.id)
     return Verdict("unexplained-refusal", f"torch loads it; the reference: {reference.message[:300]}")

@@ -17,6 +17,7 @@ it starts the worker in its own sandbox and restarts it when it dies.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import resource
@@ -43,12 +44,10 @@ READERS = tuple(MEMORY)
 def _entry(reader: str):  # noqa: ANN202 - the reader's contract command, imported before any fork
     if reader == "torch":
         sys.path.insert(0, str(ROOT / "conformance" / "adapters"))
-        import torch  # noqa: F401 - once, before the forks
-        import torch_describe  # noqa: F401 - torch_reader puts conformance/generators on sys.path
-        import torch_reader
-        from harness.vocabulary import error_codes
-
-        error_codes()
+        torch_reader = importlib.import_module("torch_reader")  # puts conformance/generators on sys.path
+        importlib.import_module("torch")  # once, before the forks
+        importlib.import_module("torch_describe")
+        importlib.import_module("harness.vocabulary").error_codes()
         _warm_up(lambda path: torch_reader.main(["torch_reader.py", path]))
         return lambda path: torch_reader.main(["torch_reader.py", path])
     import torchfmt.pickle.machine  # noqa: F401

@@ -1,0 +1,114 @@
+"""Atheris fuzz target: torch 2.13 against the reference reader on ``.pt`` input (fuzz/README.md,
+spec/canonical.md#canonical-differential).
+
+Each input is read by the reference in this process (``torchfmt.read_bytes`` and the description, as
+``torchfmt dump`` does) and by ``torch.load(weights_only=True)`` through the torch adapter in a persistent
+sandboxed worker (``conformance/differential/forkserver.py``: torch imported once, one forked child per
+input, under a time and an address-space limit).  The two verdicts are classified by the differential
+harness (``conformance/differential/classify.py``, descriptions compared by the suite's comparator).
+
+A real disagreement is saved as ``disagreement-<class>-<sha1>`` (with a ``.json`` of both verdicts) under
+``-artifact_prefix`` (default ``./``), at most three per kind, and the campaign goes on; a contract break of
+the reference (an exception other than FormatError/Unsupported) is a crash, as in the other targets.
+``TORCHFMT_DIFF_TORCH_SECONDS`` sets torch's time limit per input (default 30: a bomb torch builds quickly
+can take its describer long; a campaign may lower it, and such inputs are then ``torch-broken``).
+The verdicts so far (every class, real or not) are kept in ``<artifact_prefix>differential-counts.json``.
+Seeds: ``fuzz/corpus/differential`` (the pt-zip and pt-legacy seeds, ``fuzz/seeds.py``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import atheris
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "conformance"))
+
+from differential.classify import classify  # noqa: E402
+from differential.forkserver import Worker  # noqa: E402
+from differential.run import TORCH_SECONDS, as_run  # noqa: E402
+from harness.runner import Run  # noqa: E402
+from target import MAX_INPUT, READERS  # noqa: E402
+
+with atheris.instrument_imports(include=["torchfmt"]):
+    import torchfmt
+    from torchfmt.errors import FormatError, Unsupported
+
+#: Inputs over this size are skipped: torch's side costs a fork per input.
+MAX_DIFF_INPUT = 1 << 16
+PER_KIND = 3
+_worker: Worker | None = None
+_seen: dict[str, int] = {}
+_prefix = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("-artifact_prefix=")), "./")
+_folder = Path(os.environ.get("TORCHFMT_FUZZ_TMP", "/tmp")) / f"torchfmt-fuzz-diff-{os.getpid()}"
+counts: dict[str, int] = {}
+
+
+def _torch() -> Worker:
+    global _worker
+    if _worker is None:
+        _worker = Worker("torch", float(os.environ.get("TORCHFMT_DIFF_TORCH_SECONDS", TORCH_SECONDS)))
+        _worker.start()
+        _folder.mkdir(parents=True, exist_ok=True)
+        atexit.register(_worker.stop)
+    return _worker
+
+
+def reference_run(data: bytes) -> Run:
+    """The reference's verdict on ``data`` as a contract run (in this process)."""
+    run = Run(["torchfmt", "dump"], 0, b"", b"", 0.0)
+    try:
+        run.description = json.loads(json.dumps(torchfmt.describe_document(torchfmt.read_bytes(data))))
+        run.outcome = "accepted"
+    except FormatError as e:
+        run.status, run.outcome, run.code, run.message = 1, "rejected", e.code, e.line()
+    except Unsupported as e:
+        run.status, run.outcome, run.message = 2, "declined", e.line()
+    return run
+
+
+def _kind(klass: str, detail: str) -> str:
+    return klass + ":" + re.sub(r"\d+", "N", re.sub(r"'[^']*'", "Q", detail))[:80]
+
+
+def test_one_input(data: bytes) -> None:
+    if len(data) > MAX_DIFF_INPUT or len(data) > MAX_INPUT or not data:
+        return
+    ref = reference_run(data)
+    path = _folder / "input.pt"
+    worker = _torch()
+    path.write_bytes(data)
+    tor = as_run(worker.run(path), ["torch_reader.py"])
+    verdict = classify(tor, ref)
+    counts[verdict.klass] = counts.get(verdict.klass, 0) + 1
+    if sum(counts.values()) % 200 == 0:
+        _report()
+    if not verdict.real:
+        return
+    kind = _kind(verdict.klass, verdict.detail)
+    _seen[kind] = _seen.get(kind, 0) + 1
+    if _seen[kind] > PER_KIND:
+        return
+    name = f"{_prefix}disagreement-{verdict.klass}-{hashlib.sha1(data).hexdigest()}"
+    Path(name).write_bytes(data)
+    Path(name + ".json").write_text(json.dumps({"class": verdict.klass, "detail": verdict.detail,
+                                                "torch": tor.summary(), "reference": ref.summary()}) + "\n")
+    print(f"DISAGREEMENT {verdict.klass}: {verdict.detail[:200]} -> {name}", file=sys.stderr, flush=True)
+
+
+def _report() -> None:
+    """The verdicts so far, in ``<artifact_prefix>differential-counts.json``."""
+    Path(f"{_prefix}differential-counts.json").write_text(json.dumps(counts, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    assert "pt_zip" in READERS
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
