@@ -35,7 +35,7 @@ from differential.classify import classify  # noqa: E402
 from differential.forkserver import Worker  # noqa: E402
 from differential.run import TORCH_SECONDS, as_run  # noqa: E402
 from harness.runner import Run  # noqa: E402
-from target import MAX_INPUT, READERS  # noqa: E402
+from target import MAX_INPUT, READERS, libfuzzer_args  # noqa: E402
 
 with atheris.instrument_imports(include=["torchfmt"]):
     import torchfmt
@@ -86,7 +86,7 @@ def test_one_input(data: bytes) -> None:
     worker = _torch()
     path.write_bytes(data)
     tor = as_run(worker.run(path), ["torch_reader.py"])
-    verdict = classify(tor, ref)
+    verdict = classify(tor, ref, "pt-zip" if data.startswith(b"PK") else "pt-legacy")
     counts[verdict.klass] = counts.get(verdict.klass, 0) + 1
     if sum(counts.values()) % 200 == 0:
         _report()
@@ -110,5 +110,5 @@ def _report() -> None:
 
 if __name__ == "__main__":
     assert "pt_zip" in READERS
-    atheris.Setup(sys.argv, test_one_input)
+    atheris.Setup(libfuzzer_args(sys.argv), test_one_input)
     atheris.Fuzz()

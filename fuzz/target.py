@@ -23,6 +23,17 @@ with atheris.instrument_imports(include=["torchfmt"]):
 
 #: Inputs larger than this are skipped: the fuzzer looks for logic bugs, not for slow big inputs.
 MAX_INPUT = 1 << 20
+#: libFuzzer's ``-max_len`` unless one is given.  libFuzzer's own default is the longest seed (430 KB for
+#: the pickle seeds, 1 MB for pt-zip): every mutant was then as large, and the targets ran at 17-25
+#: executions/s (benchmarks/fuzz_speed.py).  Large inputs are the hostile benchmarks' business.
+DEFAULT_MAX_LEN = 1 << 16
+
+
+def libfuzzer_args(argv: list[str]) -> list[str]:
+    """``argv`` with ``-max_len=`` :data:`DEFAULT_MAX_LEN` added when it sets none."""
+    if any(a.startswith("-max_len=") for a in argv):
+        return argv
+    return [*argv, f"-max_len={DEFAULT_MAX_LEN}"]
 
 
 def _t7(mode: str) -> Callable[[bytes], Any]:

@@ -1,5 +1,6 @@
 """``python -m conformance.differential [--per-file N] [--seed S] [--out DIR]``: the full differential run
-(spec/canonical.md#canonical-differential).  Exits 1 when a real disagreement was found."""
+(spec/canonical.md#canonical-differential).  ``--files PATH...`` runs given ``.pt`` files instead (a fuzz
+campaign's saved disagreements, say).  Exits 1 when a real disagreement was found."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from differential import report  # noqa: E402
 from differential.run import Differential  # noqa: E402
-from differential.variants import family_variants, mutation_variants  # noqa: E402
+from differential.variants import family_variants, file_variant, mutation_variants  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,10 +27,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-families", action="store_true", help="mutations only")
     p.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "torchfmt-differential",
                    help="report folder (default $TMPDIR/torchfmt-differential)")
+    p.add_argument("--files", nargs="+", type=Path, help="run these .pt files only")
     args = p.parse_args(argv)
     start = time.monotonic()
-    variants = [] if args.no_families else family_variants(args.family)
-    variants += list(mutation_variants(args.seed, args.per_file)) if args.per_file else []
+    if args.files:
+        variants = [file_variant(f) for f in args.files]
+    else:
+        variants = [] if args.no_families else family_variants(args.family)
+        variants += list(mutation_variants(args.seed, args.per_file)) if args.per_file else []
     print(f"{len(variants)} variants", flush=True)
     rows = []
     with Differential() as diff:

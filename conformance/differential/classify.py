@@ -54,8 +54,9 @@ def _said(run: Run) -> str:
     return run.message if run.outcome in ("rejected", "declined") else run.summary()
 
 
-def classify(torch: Run | None, reference: Run) -> Verdict:
-    """The class of one variant from torch's run (``None``: torch was not asked) and the reference's."""
+def classify(torch: Run | None, reference: Run, fmt: str = "") -> Verdict:
+    """The class of one variant of format ``fmt`` from torch's run (``None``: torch was not asked) and
+    the reference's."""
     if reference.outcome == "broken":
         return Verdict("reference-contract-break", "; ".join(reference.problems)[:500])
     if torch is None or (torch.outcome == "declined" and torch.message.startswith(FORMAT_DECLINES)):
@@ -72,7 +73,7 @@ def classify(torch: Run | None, reference: Run) -> Verdict:
         return Verdict("agree-refuse", f"torch: {torch.message[:150]}; reference: {_said(reference)[:150]}")
     if torch.outcome == "rejected":
         if ref_accepts:
-            rule = documented.match(torch.message, "torch")
+            rule = documented.match(torch.message, "torch", fmt)
             if rule is not None:
                 return Verdict("looser-documented", torch.message[:300], rule.id)
             return Verdict("looser-than-torch", f"torch refuses: {torch.message[:300]}")
@@ -83,7 +84,7 @@ def classify(torch: Run | None, reference: Run) -> Verdict:
         if not diffs:
             return Verdict("agree-accept", "")
         return Verdict("accepted-different", "; ".join(map(str, diffs[:5]))[:800])
-    rule = documented.match(reference.message)
+    rule = documented.match(reference.message, "reference", fmt)
     if rule is not None:
         return Verdict("stricter-documented", reference.message[:300], rule.id)
     return Verdict("unexplained-refusal", f"torch loads it; the reference: {reference.message[:300]}")

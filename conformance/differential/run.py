@@ -85,4 +85,4 @@ class Differential:
 
     def check(self, v: Variant) -> Row:
         tor, ref = self.runs(v.data, v.format, v.hints)
-        return Row(v, tor, ref, classify(tor, ref))
+        return Row(v, tor, ref, classify(tor, ref, v.format))

@@ -12,6 +12,7 @@ import hashlib
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.cases import Case, committed_cases
@@ -55,6 +56,13 @@ def family_variants(names: list[str] | None = None) -> list[Variant]:
             out.append(Variant(f"family/{c.folder}", "family", name, c.format, c.data, dict(c.hints or {}),
                                c.folder))
     return out
+
+
+def file_variant(path: Path) -> Variant:
+    """A given ``.pt`` file as a variant (its format guessed from its first bytes, for the report only)."""
+    data = path.read_bytes()
+    fmt = "pt-zip" if data.startswith(b"PK") else "pt-legacy"
+    return Variant(f"file/{path.name}", "file", "files", fmt, data, {}, str(path))
 
 
 def accept_bases(cases: list[Case] | None = None) -> list[Case]:

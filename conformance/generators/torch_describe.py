@@ -50,8 +50,8 @@ def detect_format(path: str | Path) -> str:
         try:
             with zipfile.ZipFile(path) as z:
                 names = z.namelist()
-        except (zipfile.BadZipFile, OSError):
-            return "pt-zip"
+        except (zipfile.BadZipFile, OSError, NotImplementedError, ValueError, EOFError, RuntimeError):
+            return "pt-zip"  # Python's zipfile cannot list it (a "version needed" it does not know...)
         if any(n.endswith("/constants.pkl") or n == "constants.pkl" for n in names):
             return "pt-torchscript"
         return "pt-zip"
@@ -299,6 +299,8 @@ class Describer:
         if isinstance(v, ScriptObject):
             state = {"type": "dict", "items": self._items(v.state.items())}
             return {"type": "object", "class": v.class_name, "args": [], "state": state}
+        if isinstance(v, type) or callable(v):  # a bare allowed global: the class or function itself
+            return {"type": "global", "module": v.__module__, "name": v.__qualname__}
         raise Declined(f"no canonical form for a loaded {type(v).__module__}.{type(v).__qualname__}")
 
     def _object(self, class_name: str, v: Any) -> dict[str, Any]:

@@ -252,6 +252,16 @@ def rebuild_cases() -> list[AdvCase]:
         "a uint16 _rebuild_tensor_v3 with requires_grad True",
     )
     case(
+        "requires-grad-float8-v3",
+        doc(("x", v3(pid("UntypedStorage", "0", 2), (2,), "float8_e5m2", grad=True))),
+        {"0": bytes(2)},
+        ["bad-value"],
+        ["requires-grad", "dtype-float8_e5m2", "untyped-storage"],
+        rg + ["pickle.md#pickle-rebuild"],
+        "a float8_e5m2 (differentiable) _rebuild_tensor_v3 with requires_grad True: torch 2.13 makes the "
+        "tensor require grad, then calls set_ on it in place and refuses (found by the differential harness)",
+    )
+    case(
         "requires-grad-meta-int64",
         doc(
             (

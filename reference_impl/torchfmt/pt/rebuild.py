@@ -174,6 +174,9 @@ def rebuild_tensor_v3(args: tuple[Any, ...], ctx: Call) -> Tensor:
     """``_rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype[,
     metadata])``: an untyped storage viewed as ``dtype``."""
     storage, offset, size, stride, requires_grad, _hooks, dtype, *metadata = args
+    if requires_grad is True:  # torch views the storage in place after setting the flag, and refuses
+        raise FormatError("bad-value", ctx.offset, "a _rebuild_tensor_v3 tensor cannot require grad "
+                                                   "(spec/tensors.md#tensors-requires-grad)")
     t = _dense(storage, offset, size, stride, requires_grad, ctx.offset, dtype=dtype_of(dtype))
     return _metadata(t, metadata[0] if metadata else None, ctx.offset)
 
