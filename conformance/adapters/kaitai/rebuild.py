@@ -359,15 +359,16 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
         if len(shape) != indices.shape[0] + len(values.shape) - 1:
             raise m.fail(f"a {len(shape)}-d size for {indices.shape[0]} sparse and {len(values.shape) - 1} "
                          "dense dimensions", "bad-length")
-        return SparseTensor(name, values.dtype, shape, False,
-                            {"indices": _int64(m, indices), "values": values}, coalesced)
+        shown = dataclasses.replace(values, requires_grad=False)  # torch's _values() never requires grad
+        return SparseTensor(name, values.dtype, shape, values.requires_grad,  # built from values by autograd
+                            {"indices": _int64(m, indices), "values": shown}, coalesced)
     if name in COMPRESSED:
         if len(data) != 4:
             raise m.fail(f"{name} data must be (compressed_indices, plain_indices, values, size)")
         compressed, plain, values, size = data
         if not (all(isinstance(t, Tensor) for t in (compressed, plain, values)) and is_ints(size)):
             raise m.fail(f"{name} data must be three tensors and a size")
-        return SparseTensor(name, values.dtype, tuple(_size_items(size)), False,
+        return SparseTensor(name, values.dtype, tuple(_size_items(size)), values.requires_grad,
                             {"compressed_indices": compressed, "plain_indices": plain, "values": values})
     raise Decline(f"sparse layout {name}")
 

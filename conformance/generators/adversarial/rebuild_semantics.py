@@ -536,6 +536,16 @@ def accept_files() -> list[Accept]:
             F,
         ),
     )
+    sparse_grad = a.call(
+        G("torch._utils", "_rebuild_sparse_tensor"),
+        layout,
+        a.tuple_(
+            v2(pid("LongStorage", "0", 2), 0, (1, 2), (2, 1)),
+            v2(pid("FloatStorage", "1", 2), 0, (2,), (1,), grad=True),
+            ints((3,)),
+            F,
+        ),
+    )
     devt = a.call(
         G("torch._utils", "_rebuild_device_tensor_from_cpu_tensor"),
         _float3(),
@@ -652,6 +662,15 @@ def accept_files() -> list[Accept]:
             ("sparse-coo", "dtype-int32"),
             ("tensors.md#tensors-sparse",),
             "a sparse COO tensor with int32 indices: torch keeps them as a new int64 tensor",
+        ),
+        Accept(
+            "sparse-values-require-grad",
+            doc(("s", sparse_grad)),
+            {"0": struct.pack("<2q", 0, 2), "1": struct.pack("<2f", 1.5, 2.5)},
+            ("sparse-coo", "requires-grad"),
+            ("tensors.md#tensors-sparse",),
+            "a sparse COO tensor whose values require grad: torch builds it from them with autograd, and "
+            "the sparse tensor requires grad (found by the differential harness)",
         ),
         Accept(
             "empty-size-product-2-64",

@@ -403,15 +403,17 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], ctx: Call) -> SparseTensor:
         if len(ints(size)) != indices.shape[0] + len(values.shape) - 1:
             raise FormatError("bad-length", where, f"a {len(ints(size))}-d size for {indices.shape[0]} "
                                                    f"sparse and {len(values.shape) - 1} dense dimensions")
-        return SparseTensor("sparse_coo", values.dtype, ints(size), values, indices=as_int64(indices, where),
-                            is_coalesced=coalesced)
+        # torch builds the tensor from values with autograd; its ``_values()`` never requires grad
+        shown = dataclasses.replace(values, requires_grad=False)
+        return SparseTensor("sparse_coo", values.dtype, ints(size), shown, indices=as_int64(indices, where),
+                            is_coalesced=coalesced, requires_grad=values.requires_grad)
     if name in COMPRESSED_LAYOUTS:
         if len(data) != 4:
             raise FormatError("bad-pickle", where, f"{name} data must be (compressed, plain, values, size)")
         compressed, plain, values, size = data
         _check_sparse_parts(where, (compressed, plain, values), size)
         return SparseTensor(name, values.dtype, ints(size), values, compressed_indices=compressed,
-                            plain_indices=plain)
+                            plain_indices=plain, requires_grad=values.requires_grad)
     raise Unsupported(f"sparse layout {name}")
 
 
