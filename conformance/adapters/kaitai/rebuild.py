@@ -506,7 +506,7 @@ HANDLERS: dict[str, Callable[[tuple[Any, ...], Machine], Any]] = {
     "builtins.bytes": lambda args, m: b"",
     "_codecs.encode": codecs_encode,
     "builtins.complex": _opaque("builtins.complex"),
-    "torch.Size": _opaque("torch.Size"),
+    "torch.Size": lambda args, m: Opaque("torch.Size", list(args) if args else [()]),  # Size() is empty
     "torch.device": device,
     "torch.serialization._get_layout": get_layout,
     "torch._utils._rebuild_tensor": rebuild_tensor,

@@ -408,6 +408,53 @@ def rebuild_cases() -> list[AdvCase]:
         "a sparse COO tensor with 1 sparse and 0 dense dimensions (indices [1, 2], values [2]) and a 2-d "
         "size (3, 4): torch checks len(size) == sparse_dim + dense_dim",
     )
+    overflow = a.call(
+        G("torch._utils", "_rebuild_sparse_tensor"),
+        lay,
+        a.tuple_(
+            v2(pid("LongStorage", "0", 4), 0, (2, 2), (2, 1)),
+            v2(pid("FloatStorage", "1", 2), 0, (2,), (1,)),
+            ints((1 << 62, 4)),
+            F,
+        ),
+    )
+    found = " (found by the differential harness)"
+    case(
+        "sparse-size-numel-overflow",
+        doc(("s", overflow)),
+        {"0": struct.pack("<4q", 0, 1, 0, 1), "1": struct.pack("<2f", 1.5, 2.5)},
+        ["bad-length"],
+        ["sparse-coo", "adv-huge-count"],
+        ["tensors.md#tensors-sparse"],
+        "a sparse COO tensor of size (2**62, 4): torch multiplies the dimensions in 64 bits and refuses "
+        "the overflowing element count" + found,
+    )
+    qparams = a.tuple_(G("torch", "per_tensor_affine"), pickle.BINFLOAT + struct.pack(">d", 0.5),
+                       a.integer(1 << 64))
+    qt = a.call(G("torch._utils", "_rebuild_qtensor"), pid("QInt8Storage", "0", 2), a.integer(0), ints((2,)),
+                ints((1,)), qparams, F, a.ordered_dict())
+    case(
+        "qtensor-zero-point-2-64",
+        doc(("q", qt)),
+        {"0": bytes(2)},
+        ["bad-value"],
+        ["quantized-per-tensor", "dtype-qint8", "adv-huge-count"],
+        ["tensors.md#tensors-quantized"],
+        "a per-tensor quantized qint8 tensor whose zero_point is 2**64: torch cannot hold it in an int64"
+        + found,
+    )
+    layout_call = a.call(a.call(G("torch.serialization", "_get_layout"), a.binunicode("torch.strided")),
+                         a.binunicode("torch.sparse_coo"))
+    case(
+        "reduce-on-layout",
+        doc(("l", layout_call)),
+        {},
+        ["bad-pickle"],
+        [],
+        ["pickle.md#pickle-globals"],
+        "REDUCE applied to the layout torch.serialization._get_layout('torch.strided') returns: a layout "
+        "is a value, not a callable (torch: unrecognized function)" + found,
+    )
     case(
         "empty-tensor-stride-2-63",
         doc(("t", v2(pid("FloatStorage", "0", 3), 0, (0, 2), (1 << 63, 1)))),
@@ -662,6 +709,15 @@ def accept_files() -> list[Accept]:
             ("sparse-coo", "dtype-int32"),
             ("tensors.md#tensors-sparse",),
             "a sparse COO tensor with int32 indices: torch keeps them as a new int64 tensor",
+        ),
+        Accept(
+            "torch-size-no-args",
+            doc(("s", a.call(G("torch", "Size")))),
+            {},
+            ("adv-rebuild-semantics",),
+            ("pickle.md#pickle-globals", "canonical.md#canonical-pt-values"),
+            "torch.Size() called with no argument: torch loads the empty size, whose normal form is "
+            "[()] (found by the differential harness)",
         ),
         Accept(
             "sparse-values-require-grad",

@@ -206,9 +206,10 @@ def _complex(args: tuple[Any, ...], ctx: Call) -> KeyedObject:
 
 
 def _size(args: tuple[Any, ...], ctx: Call) -> KeyedObject:
-    """``torch.Size(sizes)``: args in the normal form ``[tuple of ints]``; it hashes and compares as that
-    tuple, as torch.Size, a tuple subclass, does (spec/pickle.md#pickle-keys)."""
-    sizes = tuple(rebuild.ints(args[0]))
+    """``torch.Size(sizes)``: args in the normal form ``[tuple of ints]`` (``torch.Size()`` is the empty
+    size); it hashes and compares as that tuple, as torch.Size, a tuple subclass, does
+    (spec/pickle.md#pickle-keys)."""
+    sizes = tuple(rebuild.ints(args[0])) if args else ()
     return KeyedObject("torch.Size", [sizes], sizes)
 
 
@@ -281,7 +282,7 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
     _callable("builtins.complex", "real: number?, imag: number?", _complex,
               "object builtins.complex(real, imag)"),
     # torch values that pickle by reduction
-    _callable("torch.Size", "sizes: ints", _size, "object torch.Size(sizes)"),
+    _callable("torch.Size", "sizes: ints?", _size, "object torch.Size(sizes)"),
     _callable("torch.device", "type: str, index: int?", rebuild.device,
               "object torch.device in the normal form [type] or [type, index]"),
     _callable("torch.serialization._get_layout", "name: str", _get_layout, "the layout global it names"),

@@ -318,6 +318,9 @@ class Machine:
             raise self.fail("bad-pickle", f"{via} arguments must be a tuple, not {type(args).__name__}")
         self.charge(args)
         entry = lookup(func.module, func.name, self.scopes)
+        if entry is None and func.module == "torch" and func.name in rebuild.LAYOUTS:
+            # the layout _get_layout returns is a value, never a callable (spec/pickle.md#pickle-globals)
+            raise self.fail("bad-pickle", f"{func.module}.{func.name} is not callable")
         if entry is None:
             return OpaqueObject(f"{func.module}.{func.name}", [*args, kwargs] if kwargs else list(args))
         if entry.role == "value":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -321,6 +322,10 @@ def rebuild_qtensor(args: tuple[Any, ...], ctx: Call) -> QuantizedTensor:
     if scheme == "per_tensor_affine":
         if len(qparams) != 3 or type(qparams[1]) not in (float, int) or type(qparams[2]) is not int:
             raise FormatError("bad-pickle", where, "per_tensor_affine params: (qscheme, scale, zero_point)")
+        if not -INT64_LIMIT <= qparams[2] < INT64_LIMIT or (type(qparams[1]) is int
+                                                             and abs(qparams[1]) > sys.float_info.max):
+            raise FormatError("bad-value", where, "a zero_point outside int64 or a scale beyond a double "
+                                                  "(spec/tensors.md#tensors-quantized)")
         return QuantizedTensor(**fields, qscheme=scheme, scale=float(qparams[1]), zero_point=qparams[2])
     if scheme in ("per_channel_affine", "per_channel_affine_float_qparams"):
         if len(qparams) != 4 or type(qparams[3]) is not int:
@@ -435,6 +440,22 @@ def as_int64(t: Tensor, where: int | None) -> Tensor:
 def _check_sparse_parts(where: int | None, tensors: tuple[Any, ...], size: Any) -> None:
     if not all(isinstance(t, Tensor) for t in tensors) or not is_ints(size):
         raise FormatError("bad-pickle", where, "sparse parts must be tensors and a size")
+    if not sparse_numel_fits(ints(size)):
+        raise FormatError("bad-length", where, f"a {len(ints(size))}-d sparse size whose element count "
+                                               "overflows 64 bits (spec/tensors.md#tensors-sparse)")
+
+
+def sparse_numel_fits(size: tuple[int, ...]) -> bool:
+    """torch's ``numel`` check of a sparse size: each dimension an int64, multiplied in order as unsigned
+    64-bit numbers (a negative one wraps), no step overflowing and the product at most 2**63 - 1."""
+    prod = 1
+    for n in size:
+        if not -INT64_LIMIT <= n < INT64_LIMIT:
+            return False
+        prod *= n % (1 << 64)
+        if prod >= 1 << 64:
+            return False
+    return prod < INT64_LIMIT
 
 
 def dtype_of(g: Any) -> DType:

@@ -38,6 +38,13 @@ def read_zip(buf: Any, *, inert: bool = False) -> Document:
                           "has no data.pkl (spec/torchscript.md#torchscript-model-json)")
     archive = Archive.open(buf, root, members)
     obj = archive.unpickle("data.pkl", "data/", inert=inert)
+    sid = members.get(".data/serialization_id")
+    if sid is not None:  # torch decodes it as UTF-8 once the object is loaded (spec/pt-zip.md#pt-zip-records)
+        try:
+            bytes(sid.data(buf)).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise FormatError("bad-value", sid.offset + e.start,
+                              "the .data/serialization_id record is not UTF-8 text") from None
     return Document("pt-zip", [obj], extra=archive.info())
 
 
