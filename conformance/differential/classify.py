@@ -8,7 +8,9 @@ contract rules; when both accept, the descriptions are compared by the suite's c
 The classes, real disagreements first:
 
 - ``reference-contract-break``: the reference's run broke the contract (exit not 0/1/2, not exactly one
-  stderr line, a traceback, over the time limit);
+  stderr line, a traceback, over the time limit), or its one line owns up to a reader bug (``torchfmt``'s
+  CLI turns an unexpected exception into ``unsupported: internal-error (...)`` and a MemoryError or
+  RecursionError into ``limit-exceeded: Python ...``: the contract kept, the bug still there);
 - ``accepted-different``: both accept and the descriptions differ;
 - ``looser-than-torch``: the reference accepts what torch refuses (or what torch's run could not finish);
 - ``accepted-undescribable``: torch loads a value the description has no form for, the reference accepts;
@@ -23,6 +25,7 @@ The classes, real disagreements first:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from harness.compare import compare
@@ -35,6 +38,9 @@ REAL = ("reference-contract-break", "accepted-different", "looser-than-torch", "
 FINE = ("stricter-documented", "looser-documented", "agree-accept", "agree-refuse", "torch-broken",
         "not-comparable")
 CLASSES = REAL + FINE
+#: The reference's own lines for a bug it caught (reference_impl/torchfmt/cli.py).
+READER_BUG = re.compile(r"unsupported: internal-error \(|limit-exceeded: Python (MemoryError|RecursionError) "
+                        r"while reading")
 #: torch adapter declines that mean "torch does not read this kind of file" (torch_reader.py).
 FORMAT_DECLINES = ("unsupported: t7-", "unsupported: tar-archive", "unsupported: torchscript-archive")
 
@@ -59,6 +65,8 @@ def classify(torch: Run | None, reference: Run, fmt: str = "") -> Verdict:
     the reference's."""
     if reference.outcome == "broken":
         return Verdict("reference-contract-break", "; ".join(reference.problems)[:500])
+    if reference.outcome in ("rejected", "declined") and READER_BUG.match(reference.message):
+        return Verdict("reference-contract-break", reference.message[:500])
     if torch is None or (torch.outcome == "declined" and torch.message.startswith(FORMAT_DECLINES)):
         return Verdict("not-comparable", torch.message if torch else "torch is not asked about this format")
     ref_accepts = reference.outcome == "accepted"

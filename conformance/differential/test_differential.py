@@ -97,6 +97,9 @@ def test_planted_disagreements_are_caught(diff, bases) -> None:
     broken.broken("output", "exit 1 needs exactly one stderr line, got 12")
     broken.outcome = "broken"
     assert classify(tor, broken).klass == "reference-contract-break"
+    bug = copy.deepcopy(refusing)
+    bug.outcome, bug.message = "declined", "unsupported: internal-error (IndexError: 'x'; a reader bug)"
+    assert classify(tor, bug).klass == "reference-contract-break"
     assert set(REAL) >= {"accepted-different", "looser-than-torch", "unexplained-refusal"}
 
 
