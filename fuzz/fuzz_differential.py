@@ -65,7 +65,13 @@ def reference_run(data: bytes) -> Run:
     """The reference's verdict on ``data`` as a contract run (in this process)."""
     run = Run(["torchfmt", "dump"], 0, b"", b"", 0.0)
     try:
-        run.description = json.loads(json.dumps(torchfmt.describe_document(torchfmt.read_bytes(data))))
+        desc = torchfmt.describe_document(torchfmt.read_bytes(data))
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20_000))  # as torchfmt's CLI does to write deep descriptions
+        try:
+            run.description = json.loads(json.dumps(desc))
+        finally:
+            sys.setrecursionlimit(limit)
         run.outcome = "accepted"
     except FormatError as e:
         run.status, run.outcome, run.code, run.message = 1, "rejected", e.code, e.line()
