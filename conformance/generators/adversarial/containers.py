@@ -456,4 +456,10 @@ def container_cases() -> list[AdvCase]:
          "torch's members with the .data/serialization_id record starting with the bytes ED A0 80 (a lone "
          "surrogate, which strict UTF-8 refuses): torch decodes the record once the object is loaded "
          "(found by the differential harness)")
+    ms = sources.zip_members()
+    next(m for m in ms if "/data/" in m.name).flags = 0x2000
+    case("zip-masked-local-header-flag", rawzip.build(ms), ["bad-container"], [], [],
+         "torch's members with general purpose flag bit 13 (masked local header values, used by central "
+         "directory encryption) set on a storage record: torch's miniz refuses the archive as unsupported "
+         "encryption (found by the differential fuzzer)")
     return out

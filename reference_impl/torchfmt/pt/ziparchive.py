@@ -30,6 +30,7 @@ _LOCAL = struct.Struct("<4s5H3L2H")
 FLAG_ENCRYPTED = 0x0001
 FLAG_DATA_DESCRIPTOR = 0x0008
 FLAG_STRONG_ENCRYPTION = 0x0040
+FLAG_MASKED_LOCAL = 0x2000  # central directory encryption: miniz refuses the archive
 FLAG_UTF8 = 0x0800
 ZIP64_EXTRA_ID = 0x0001
 MAX_COMMENT = 0xFFFF
@@ -182,7 +183,7 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
         extra = bytes(buf[pos + 46 + nlen:pos + 46 + nlen + xlen])
         usize, csize, header = _zip64_extra(extra, [usize, csize, header], pos)
         name = _name(raw, flags, pos)
-        if flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION):
+        if flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_LOCAL):
             raise _fail(pos, f"member {name!r} is encrypted")
         if method == 0 and csize != usize:
             raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
