@@ -20,7 +20,8 @@ The classes, real disagreements first:
   torch's message gives the spec's reason (spec/pickle.md#pickle-weights-only);
 - ``agree-accept``, ``agree-refuse``: the same verdict (refusal codes are not compared);
 - ``torch-broken``: torch's run crashed or timed out, the reference refused;
-- ``not-comparable``: torch does not read this kind of file (``.t7``, tar, TorchScript: the adapter declines).
+- ``not-comparable``: torch does not read this kind of file (``.t7``, tar, TorchScript: the adapter declines),
+  or the reference reads the bytes as a ``.t7`` file (a mutant whose first bytes no longer start a ``.pt``).
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ def classify(torch: Run | None, reference: Run, fmt: str = "") -> Verdict:
     if torch is None or (torch.outcome == "declined" and torch.message.startswith(FORMAT_DECLINES)):
         return Verdict("not-comparable", torch.message if torch else "torch is not asked about this format")
     ref_accepts = reference.outcome == "accepted"
+    if ref_accepts and str(reference.description.get("format", "")).startswith("t7-"):
+        return Verdict("not-comparable", "the reference reads it as a Lua Torch .t7 file, which torch "
+                                         "does not read (spec/canonical.md#canonical-detect)")
     if torch.outcome == "broken":
         if ref_accepts:
             return Verdict("looser-than-torch", f"torch's run broke ({torch.summary()[:300]}); the reference "

@@ -100,6 +100,10 @@ def test_planted_disagreements_are_caught(diff, bases) -> None:
     bug = copy.deepcopy(refusing)
     bug.outcome, bug.message = "declined", "unsupported: internal-error (IndexError: 'x'; a reader bug)"
     assert classify(tor, bug).klass == "reference-contract-break"
+    # bytes the reference reads as Lua Torch .t7 are not torch's to judge
+    t7 = copy.deepcopy(ref)
+    t7.description["format"] = "t7-binary"
+    assert classify(refused, t7).klass == "not-comparable"
     assert set(REAL) >= {"accepted-different", "looser-than-torch", "unexplained-refusal"}
 
 
