@@ -299,6 +299,9 @@ class Describer:
         if isinstance(v, ScriptObject):
             state = {"type": "dict", "items": self._items(v.state.items())}
             return {"type": "object", "class": v.class_name, "args": [], "state": state}
+        if type(v).__name__ == "StorageType":  # a bare storage class, as torch's unpickler loads one
+            name = torch.storage._dtype_to_storage_type_map()[v.dtype]
+            return {"type": "global", "module": "torch", "name": name}
         if isinstance(v, type) or callable(v):  # a bare allowed global: the class or function itself
             return {"type": "global", "module": v.__module__, "name": v.__qualname__}
         raise Declined(f"no canonical form for a loaded {type(v).__module__}.{type(v).__qualname__}")
