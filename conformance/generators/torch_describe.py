@@ -169,7 +169,8 @@ def tensor_sha256(t: torch.Tensor) -> str:
         t = t.resolve_conj()
     if hasattr(t, "is_neg") and t.is_neg():
         t = t.resolve_neg()
-    flat = t.contiguous().reshape(-1)
+    # contiguous() keeps the stride of a size-1 dimension, which view(uint8) then refuses: copy instead
+    flat = t.clone(memory_format=torch.contiguous_format).reshape(-1)
     if flat.dtype != torch.uint8:
         flat = flat.view(torch.uint8)
     return hashlib.sha256(flat.numpy().tobytes()).hexdigest()
