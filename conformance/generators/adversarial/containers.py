@@ -462,4 +462,10 @@ def container_cases() -> list[AdvCase]:
          "torch's members with general purpose flag bit 13 (masked local header values, used by central "
          "directory encryption) set on a storage record: torch's miniz refuses the archive as unsupported "
          "encryption (found by the differential fuzzer)")
+    ms = sources.zip_members()
+    next(m for m in ms if "/data/" in m.name).central["disk"] = 0xFFFF
+    case("zip-entry-disk-ffff", rawzip.build(ms), ["bad-container"], [], [],
+         "torch's members with a storage record's central entry naming disk 0xFFFF (the zip64 escape, with "
+         "no zip64 extra field): torch's miniz compares the field itself with the disk number and refuses "
+         "the archive as multi-disk (found by the differential fuzzer)")
     return out

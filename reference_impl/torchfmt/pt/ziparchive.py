@@ -187,7 +187,7 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
             raise _fail(pos, f"member {name!r} is encrypted")
         if method == 0 and csize != usize:
             raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
-        if disk not in (0, 0xFFFF):
+        if disk != 0:  # miniz takes 0xFFFF as a disk number too (its zip64 value is never read): multi-disk
             raise _fail(pos, f"member {name!r} starts on disk {disk}")
         key = raw.lower()  # torch's lookup (miniz) compares raw name bytes, ASCII case ignored
         if name in names or key in names:
