@@ -3,8 +3,9 @@
 Each harness runs under libFuzzer for ``--seconds`` on its seed corpus (``fuzz/corpus/<target>/``, made
 by ``fuzz/seeds.py``; read only: new units go to a temporary folder), with ``-print_final_stats=1``;
 the table shows libFuzzer's own figures: executions, executions per second, and the seconds spent.
-``--max-len`` (default 65536) is libFuzzer's ``-max_len`` (0: libFuzzer's default, the longest seed);
-the seeds longer than it are still run once when the corpus is loaded.
+``--max-len N`` passes libFuzzer's ``-max_len=N`` (default: none, so each harness's own default applies,
+``fuzz/target.py``; 0: libFuzzer's default, the longest seed, as the harnesses ran before); the seeds
+longer than it are still run once when the corpus is loaded.
 
     PYTHONPATH=reference_impl /work/venv/bin/python benchmarks/fuzz_speed.py [--seconds 30] [--only pickle]
 """
@@ -25,14 +26,14 @@ TARGETS = ("t7_binary", "t7_ascii", "pt_zip", "pt_legacy", "pt_tar", "pickle", "
 _STAT = re.compile(r"stat::(\w+):\s+(\d+)")
 
 
-def measure(target: str, seconds: int, max_len: int) -> dict[str, float]:
+def measure(target: str, seconds: int, max_len: int | None) -> dict[str, float]:
     """libFuzzer's final statistics for one run of ``fuzz_<target>.py``."""
     seeds = FUZZ / "corpus" / target
     with tempfile.TemporaryDirectory(prefix=f"fuzz-speed-{target}-") as tmp:
         cmd = [sys.executable, str(FUZZ / f"fuzz_{target}.py"), tmp]
         if seeds.is_dir():
             cmd.append(str(seeds))
-        cmd += [f"-max_total_time={seconds}", *([f"-max_len={max_len}"] if max_len else []),
+        cmd += [f"-max_total_time={seconds}", *([f"-max_len={max_len}"] if max_len is not None else []),
                 "-timeout=60", "-rss_limit_mb=2048",
                 "-print_final_stats=1", f"-artifact_prefix={tmp}/"]
         start = time.monotonic()
@@ -48,7 +49,7 @@ def measure(target: str, seconds: int, max_len: int) -> dict[str, float]:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=int, default=30)
-    p.add_argument("--max-len", type=int, default=65536)
+    p.add_argument("--max-len", type=int, default=None)
     p.add_argument("--only", action="append", choices=TARGETS)
     args = p.parse_args()
     print(f"{'target':14} {'executions':>11} {'exec/s':>8} {'seconds':>8} {'status':>6}")

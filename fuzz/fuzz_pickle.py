@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 import atheris
-from target import libfuzzer_args, one_input
+from target import PICKLE_MAX_LEN, libfuzzer_args, one_input
 
 
 def test_one_input(data: bytes) -> None:
@@ -13,5 +13,5 @@ def test_one_input(data: bytes) -> None:
 
 
 if __name__ == "__main__":
-    atheris.Setup(libfuzzer_args(sys.argv), test_one_input)
+    atheris.Setup(libfuzzer_args(sys.argv, PICKLE_MAX_LEN), test_one_input)
     atheris.Fuzz()

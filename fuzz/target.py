@@ -23,17 +23,20 @@ with atheris.instrument_imports(include=["torchfmt"]):
 
 #: Inputs larger than this are skipped: the fuzzer looks for logic bugs, not for slow big inputs.
 MAX_INPUT = 1 << 20
-#: libFuzzer's ``-max_len`` unless one is given.  libFuzzer's own default is the longest seed (430 KB for
-#: the pickle seeds, 1 MB for pt-zip): every mutant was then as large, and the targets ran at 17-25
-#: executions/s (benchmarks/fuzz_speed.py).  Large inputs are the hostile benchmarks' business.
+#: libFuzzer's ``-max_len`` unless one is given (``-max_len=0``: libFuzzer's own default, the longest
+#: seed: 430 KB for the pickle seeds, 1 MB for pt-zip; every mutant was then as large, and the targets ran
+#: at 17-25 executions/s, benchmarks/fuzz_speed.py).  Large inputs are the hostile benchmarks' business.
 DEFAULT_MAX_LEN = 1 << 16
+#: The pickle target's: a pickle program's structure lies in its first kilobytes (its seeds' records of
+#: more are bombs and big lists), and each byte costs instrumented opcode work.
+PICKLE_MAX_LEN = 1 << 14
 
 
-def libfuzzer_args(argv: list[str]) -> list[str]:
-    """``argv`` with ``-max_len=`` :data:`DEFAULT_MAX_LEN` added when it sets none."""
+def libfuzzer_args(argv: list[str], max_len: int = DEFAULT_MAX_LEN) -> list[str]:
+    """``argv`` with ``-max_len=max_len`` added when it sets none."""
     if any(a.startswith("-max_len=") for a in argv):
         return argv
-    return [*argv, f"-max_len={DEFAULT_MAX_LEN}"]
+    return [*argv, f"-max_len={max_len}"]
 
 
 def _t7(mode: str) -> Callable[[bytes], Any]:
