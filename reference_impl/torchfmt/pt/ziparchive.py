@@ -33,6 +33,9 @@ FLAG_STRONG_ENCRYPTION = 0x0040
 FLAG_UTF8 = 0x0800
 ZIP64_EXTRA_ID = 0x0001
 MAX_COMMENT = 0xFFFF
+#: Record names only torch's writers make: a zip archive with none of them (in any folder) is no
+#: checkpoint at all (spec/pt-zip.md#pt-zip-records).
+TORCH_RECORDS = frozenset({"data.pkl", "version", "constants.pkl", "model.json"})
 
 
 @dataclass(frozen=True)
@@ -66,33 +69,37 @@ def _unpack(s: struct.Struct, buf: memoryview, offset: int, what: str) -> tuple[
 
 
 def _find_eocd(buf: memoryview) -> int:
-    """The end-of-central-directory record: it and its comment end exactly at the end of the file, and
-    no other candidate does (a comment that holds a second archive is ``ambiguous``)."""
+    """The end-of-central-directory record: the last signature with at least 22 bytes after it (torch's
+    miniz takes that one), which with its comment ends exactly at the end of the file.  Another candidate
+    that also ends there (a comment that holds a second archive), or one the last hides in its comment,
+    makes the file ``ambiguous``: two zip readers could see two archives in it."""
     lo = max(0, len(buf) - _EOCD.size - MAX_COMMENT)
     tail = bytes(buf[lo:])
-    found: list[int] = []
-    i = tail.rfind(EOCD_SIG)
-    while i >= 0:
-        at = lo + i
-        if at + _EOCD.size <= len(buf):
-            comment = struct.unpack_from("<H", buf, at + 20)[0]
-            if at + _EOCD.size + comment == len(buf):
-                found.append(at)
-        i = tail.rfind(EOCD_SIG, 0, i)
-    if len(found) > 1:
-        raise FormatError("ambiguous", found[0], f"{len(found)} end records end the file")
-    if found:
-        return found[0]
-    last = tail.rfind(EOCD_SIG)
+    last = tail.rfind(EOCD_SIG, 0, max(0, len(tail) - _EOCD.size + len(EOCD_SIG)))
     if last < 0:
+        if tail.rfind(EOCD_SIG) >= 0:
+            raise FormatError("truncated", lo + tail.rfind(EOCD_SIG),
+                              "the file ends inside the end-of-central-directory record")
         raise FormatError("truncated", len(buf), "no end-of-central-directory record at the end of the file")
     at = lo + last
-    if at + _EOCD.size > len(buf):
-        raise FormatError("truncated", at, "the file ends inside the end-of-central-directory record")
-    comment = struct.unpack_from("<H", buf, at + 20)[0]
-    if at + _EOCD.size + comment > len(buf):
-        raise FormatError("truncated", at, f"the end record's {comment}-byte comment runs past the end")
-    raise _fail(at, "bytes after the end-of-central-directory record")
+    found: list[int] = []
+    i = last
+    while i >= 0:
+        comment = struct.unpack_from("<H", buf, lo + i + 20)[0]
+        if lo + i + _EOCD.size + comment == len(buf):
+            found.append(lo + i)
+        i = tail.rfind(EOCD_SIG, 0, i)
+    if at not in found:
+        comment = struct.unpack_from("<H", buf, at + 20)[0]
+        if found:
+            raise FormatError("ambiguous", at, f"an end record inside the comment of the end record at byte "
+                              f"{found[0]}: torch reads the later one, other zip readers the earlier")
+        if at + _EOCD.size + comment > len(buf):
+            raise FormatError("truncated", at, f"the end record's {comment}-byte comment runs past the end")
+        raise _fail(at, "bytes after the end-of-central-directory record")
+    if len(found) > 1:
+        raise FormatError("ambiguous", found[-1], f"{len(found)} end records end the file")
+    return at
 
 
 def _directory(buf: memoryview) -> tuple[int, int, int, int]:
@@ -130,10 +137,17 @@ def _directory(buf: memoryview) -> tuple[int, int, int, int]:
 
 
 def _zip64_extra(extra: bytes, values: list[int], at: int) -> list[int]:
-    """Replace 0xFFFFFFFF sizes/offset by the zip64 extra field's values (in order usize, csize, offset)."""
+    """Replace 0xFFFFFFFF sizes/offset by the zip64 extra field's values (in order usize, csize, offset).
+
+    Like torch's miniz, the extra fields are walked only when a value needs one, and each field must fit
+    in the extra area (an overlong field is ``bad-container``: miniz refuses it)."""
+    if 0xFFFFFFFF not in values:
+        return values
     i = 0
     while i + 4 <= len(extra):
         hid, hlen = struct.unpack_from("<2H", extra, i)
+        if i + 4 + hlen > len(extra):
+            raise _fail(at, f"extra field 0x{hid:04x} of {hlen} bytes runs past the extra area")
         if hid == ZIP64_EXTRA_ID:
             body, j, out = extra[i + 4:i + 4 + hlen], 0, list(values)
             for k, v in enumerate(values):
@@ -144,9 +158,7 @@ def _zip64_extra(extra: bytes, values: list[int], at: int) -> list[int]:
                     j += 8
             return out
         i += 4 + hlen
-    if 0xFFFFFFFF in values:
-        raise _fail(at, "a 0xFFFFFFFF size or offset without a zip64 extra field")
-    return values
+    raise _fail(at, "a 0xFFFFFFFF size or offset without a zip64 extra field")
 
 
 def _name(raw: bytes, flags: int, at: int) -> str:
@@ -196,6 +208,9 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
         pos += _CENTRAL.size + nlen + xlen + clen
     if pos != cd_end:
         raise _fail(pos, f"{cd_end - pos} bytes of central directory after the last entry")
+    if found and not any(entry[0].rsplit("/", 1)[-1] in TORCH_RECORDS for entry in found):
+        raise FormatError("unknown-format", 0, "a zip archive, not a torch checkpoint: it has no data.pkl, "
+                          "version or constants.pkl record")
     members = [_local(buf, *entry, cd_offset) for entry in found]
     _check_overlaps(members)
     return _rooted(members)
