@@ -13,14 +13,14 @@ from typing import Any
 from ..errors import Unsupported
 from ..model import Document
 from .zip import Archive
-from .ziparchive import Member
+from .ziparchive import Member, Source
 
 #: Globals under these modules are TorchScript classes: opaque objects in every mode.
 TORCHSCRIPT_MODULES = ("__torch__",)
 SCOPES = frozenset({"torch", "torchscript"})
 
 
-def read_torchscript(buf: memoryview, root: str, members: dict[str, Member], *,
+def read_torchscript(buf: Source, root: str, members: dict[str, Member], *,
                      inert: bool = False) -> Document:
     """Describe a TorchScript archive: ``objects`` holds the ``data.pkl`` module tree; ``extra`` the
     ``constants.pkl`` value and the names of the ``code/`` records

@@ -13,6 +13,9 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import FormatError
+from ..windows import FileWindows, MemoryWindows, Record
+
+Source = FileWindows | MemoryWindows
 
 EOCD_SIG = b"PK\x05\x06"
 ZIP64_LOCATOR_SIG = b"PK\x06\x07"
@@ -50,25 +53,33 @@ class Member:
     method: int = 0
     stored_size: int = 0
 
-    def data(self, buf: memoryview) -> memoryview:
-        """The member's bytes, a view of ``buf``; a record that is read must be stored, never inflated
+    def data(self, buf: Source) -> bytes | memoryview:
+        """The member's bytes, read from ``buf``; a record that is read must be stored, never inflated
         (spec/pt-zip.md#pt-zip-records)."""
+        self._stored()
+        return buf[self.offset:self.offset + self.size]
+
+    def record(self, buf: Source) -> Record | memoryview:
+        """The member's bytes as a storage record: mapped only when used (a view of ``buf`` in memory)."""
+        self._stored()
+        return buf.record(self.offset, self.size)
+
+    def _stored(self) -> None:
         if self.method != 0:
             raise _fail(self.header_offset, f"record {self.name!r} is compressed (method {self.method})")
-        return buf[self.offset:self.offset + self.size]
 
 
 def _fail(offset: int | None, message: str) -> FormatError:
     return FormatError("bad-container", offset, message)
 
 
-def _unpack(s: struct.Struct, buf: memoryview, offset: int, what: str) -> tuple[int | bytes, ...]:
+def _unpack(s: struct.Struct, buf: Source, offset: int, what: str) -> tuple[int | bytes, ...]:
     if offset < 0 or offset + s.size > len(buf):
         raise FormatError("truncated", offset, f"{what} reaches past the end of the file")
-    return s.unpack_from(buf, offset)
+    return s.unpack(bytes(buf[offset:offset + s.size]))
 
 
-def _find_eocd(buf: memoryview) -> int:
+def _find_eocd(buf: Source) -> int:
     """The end-of-central-directory record: the last signature with at least 22 bytes after it (torch's
     miniz takes that one), which with its comment ends exactly at the end of the file.  Another candidate
     that also ends there (a comment that holds a second archive), or one the last hides in its comment,
@@ -85,12 +96,12 @@ def _find_eocd(buf: memoryview) -> int:
     found: list[int] = []
     i = last
     while i >= 0:
-        comment = struct.unpack_from("<H", buf, lo + i + 20)[0]
+        comment = struct.unpack_from("<H", tail, i + 20)[0]
         if lo + i + _EOCD.size + comment == len(buf):
             found.append(lo + i)
         i = tail.rfind(EOCD_SIG, 0, i)
     if at not in found:
-        comment = struct.unpack_from("<H", buf, at + 20)[0]
+        comment = struct.unpack_from("<H", tail, last + 20)[0]
         if found:
             raise FormatError("ambiguous", at, f"an end record inside the comment of the end record at byte "
                               f"{found[0]}: torch reads the later one, other zip readers the earlier")
@@ -102,7 +113,7 @@ def _find_eocd(buf: memoryview) -> int:
     return at
 
 
-def _directory(buf: memoryview) -> tuple[int, int, int, int]:
+def _directory(buf: Source) -> tuple[int, int, int, int]:
     """(entries, directory offset, directory size, where the directory must end) from the EOCD records."""
     eocd = _find_eocd(buf)
     _, disk, cd_disk, here, total, cd_size, cd_offset, _ = _unpack(_EOCD, buf, eocd, "EOCD")
@@ -175,23 +186,24 @@ def _name(raw: bytes, flags: int, at: int) -> str:
     return name
 
 
-def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
+def read_members(buf: Source) -> tuple[str, dict[str, Member]]:
     """Parse and validate the archive: (root folder name, members by name relative to the root)."""
     total, cd_offset, cd_size, _ = _directory(buf)
     pos, cd_end = cd_offset, cd_offset + cd_size
+    cd = bytes(buf[cd_offset:cd_end])  # before the end records (checked): one read of the directory
     found: list[tuple[str, int, int, int, int, int]] = []  # name, header, size, stored size, method, flags
     names: set[str | bytes] = set()
     for _ in range(total):
         if pos + _CENTRAL.size > cd_end:
             raise _fail(pos, "central directory shorter than its entry count")
         (sig, _, _, flags, method, _, _, _, csize, usize, nlen, xlen, clen, disk, _, _,
-         header) = _CENTRAL.unpack_from(buf, pos)
+         header) = _CENTRAL.unpack_from(cd, pos - cd_offset)
         if sig != CENTRAL_SIG:
             raise _fail(pos, "bad central directory entry signature")
         if pos + _CENTRAL.size + nlen + xlen + clen > cd_end:
             raise _fail(pos, "central directory entry reaches past the directory")
-        raw = bytes(buf[pos + 46:pos + 46 + nlen])
-        extra = bytes(buf[pos + 46 + nlen:pos + 46 + nlen + xlen])
+        at = pos - cd_offset + 46
+        raw, extra = cd[at:at + nlen], cd[at + nlen:at + nlen + xlen]
         usize, csize, header = _zip64_extra(extra, [usize, csize, header], pos)
         name = _name(raw, flags, pos)
         if flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION):
@@ -216,7 +228,7 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
     return _rooted(members)
 
 
-def _local(buf: memoryview, name: str, header: int, size: int, csize: int, method: int, flags: int,
+def _local(buf: Source, name: str, header: int, size: int, csize: int, method: int, flags: int,
            cd_offset: int) -> Member:
     """Check a local header against its central entry; the member's data range."""
     local = _unpack(_LOCAL, buf, header, "local header")
