@@ -254,9 +254,10 @@ def test_a_reader_bug_is_still_one_line(monkeypatch: pytest.MonkeyPatch,
         raise ValueError(deep)
 
     monkeypatch.setattr(cli, "describe", broken)
-    assert cli.main(["dump", "/dev/null"]) == 3
+    assert cli.main(["dump", "/dev/null"]) == 2  # exit 0, 1 or 2 only, whatever happens
     err = capsys.readouterr().err
-    assert err.startswith("internal-error: ValueError") and err.count("\n") == 1
+    assert err.startswith("unsupported: internal-error (ValueError: ") and err.count("\n") == 1
+    assert len(err) < 200
 
 
 def test_calls_handed_a_memoized_list_again_and_again_are_refused() -> None:
@@ -290,3 +291,23 @@ def test_views_of_one_storage_are_bounded_before_anything_is_hashed() -> None:
     ok = describe_document(Document("pt-zip", [[Tensor(BY_NAME["float32"], (1_000_000,), (1,), 0, s2)
                                                  for _ in range(fits)]]))
     assert len(ok["objects"][0]["items"]) == fits
+
+
+@pytest.mark.parametrize("error", [MemoryError(), RecursionError("maximum recursion depth exceeded")])
+def test_running_out_of_memory_or_stack_is_a_limit_not_a_crash(
+        error: Exception, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def broken(*args: Any, **kw: Any) -> None:
+        raise error
+
+    monkeypatch.setattr(cli, "describe", broken)
+    assert cli.main(["dump", "/dev/null"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("limit-exceeded: Python ") and err.count("\n") == 1
+
+
+def test_a_path_that_cannot_be_read_is_declined_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["dump", str(tmp_path)]) == 2  # a folder
+    assert cli.main(["dump", str(tmp_path / "missing.pt")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(line.startswith("unsupported: unreadable-path (") for line in err)

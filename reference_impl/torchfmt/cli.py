@@ -2,13 +2,15 @@
 
 ``torchfmt dump PATH`` prints the description and exits 0; a malformed, unsafe or ambiguous file gets one
 stderr line ``<code>: <message>`` and exit status 1; an unsupported feature one line
-``unsupported: <feature>`` and exit status 2.  ``.t7`` hints come from options or from the
+``unsupported: <feature>`` and exit status 2, as do a path it cannot read and its own bugs: no other
+exit status, ever.  ``.t7`` hints come from options or from the
 ``TORCHFMT_T7_*`` environment variables the conformance suite sets.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -70,17 +72,21 @@ def main(argv: list[str] | None = None) -> int:
     except Unsupported as e:
         print(e.line(), file=sys.stderr)
         return 2
-    except OSError as e:
-        print(f"io-error: {e.strerror or e}: {args.path}", file=sys.stderr)
-        return 3
-    except (MemoryError, RecursionError) as e:
-        print(f"internal-error: {type(e).__name__} (a reader bug: limits are checked before this)",
+    except (MemoryError, RecursionError) as e:  # the limits should have caught it first: still exit 1
+        print(f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did not "
+              "stop it first: a reader bug)", file=sys.stderr)
+        return 1
+    except OSError as e:  # not the bytes: the path is unreadable (spec/canonical.md#canonical-reader-cli)
+        if e.errno == errno.ENOMEM:
+            print(f"limit-exceeded: {e.strerror}: the file could not be mapped", file=sys.stderr)
+            return 1
+        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(args.path)})",
               file=sys.stderr)
-        return 3
+        return 2
     except Exception as e:  # a reader bug: one line all the same (spec/canonical.md#canonical-reader-cli)
         what = quote(e.args[0]) if e.args else ""  # never str(e): its repr of a file's value may recurse
-        print(f"internal-error: {type(e).__name__}: {what} (a reader bug)", file=sys.stderr)
-        return 3
+        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=sys.stderr)
+        return 2
     # A description nests about three JSON containers per level of the file's nesting (bounded by
     # the readers' depth limits); the encoder recurses once per container.
     limit = sys.getrecursionlimit()

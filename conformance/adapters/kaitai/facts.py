@@ -160,3 +160,12 @@ def tensor_properties() -> frozenset[str]:
     """The names a tensor's pickled state may not set (spec/tensors.md#tensors-python-state)."""
     return frozenset(row[0] for row in generated_table(TENSORS_SPEC.read_text(encoding="utf-8"),
                                                        "tensor-properties"))
+
+
+# -- reader limits (spec/canonical.md#canonical-node-budget, the reader-limits table) -------------------
+
+@cache
+def limits() -> dict[str, int]:
+    """Each limit's value by name, from spec/canonical.md's generated ``reader-limits`` table."""
+    text = (ROOT / "spec" / "canonical.md").read_text(encoding="utf-8")
+    return {row[0]: int(row[1].replace(",", "")) for row in generated_table(text, "reader-limits")}
