@@ -14,6 +14,7 @@ import struct
 import zlib
 
 from . import rawzip, sources
+from . import rebuild_semantics as rs
 from .record import AdvCase
 
 GEN = "zip_lookup.py"
@@ -66,6 +67,23 @@ def _zip64_sizes(extra_length: int, extra: bytes | None = None) -> bytes:
     m.central = {"usize": 0xFFFFFFFF, "csize": 0xFFFFFFFF}
     m.central_extra = struct.pack("<2H", 1, extra_length) + body
     return rawzip.build(ms)
+
+
+def _renamed(suffix: str, new: str, data: bytes | None = None) -> bytes:
+    """torch's archive with the member ending in ``suffix`` renamed to end in ``new`` (and holding
+    ``data``)."""
+    ms = sources.zip_members()
+    for m in ms:
+        if m.name.endswith(suffix):
+            m.name = m.name[: -len(suffix)] + new
+            m.data = m.data if data is None else data
+    return rawzip.build(ms)
+
+
+def _float3_keyed(pid_key: str, record_key: str) -> bytes:
+    """A one-tensor dict whose storage the pickle names ``pid_key`` and whose record is data/``record_key``
+    (names written as UTF-8, flag bit 11 clear, as torch's writer does)."""
+    return rs.in_zip(rs.doc(("x", rs._float3(key=pid_key))), {record_key: rs.F32})
 
 
 def zip_lookup_cases() -> list[AdvCase]:
@@ -126,6 +144,27 @@ def zip_lookup_cases() -> list[AdvCase]:
     case("zip-zip64-extra-overlong", _zip64_sizes(24), ["bad-container"], ["zip-zip64-extra"],
          "the central entry of data/0 gives its sizes as 0xFFFFFFFF and its zip64 extra field announces 24 "
          "bytes where the extra area holds 16: an overlong extra field, which torch's miniz refuses")
+    lookup = ("pt-zip.md#pt-zip-records",)
+    case("zip-name-upper-case-data-pkl", _renamed("/data.pkl", "/DATA.PKL"), [], [],
+         "torch's archive with its data.pkl member named DATA.PKL (no other): torch's lookup ignores ASCII "
+         "case and finds it", spec=lookup)
+    case("zip-name-upper-case-byteorder-big", _renamed("/byteorder", "/BYTEORDER", b"big"), [],
+         ["zip-big-endian"],
+         "torch's archive with its byteorder member named BYTEORDER and holding 'big' (no other): torch's "
+         "lookup finds it and swaps every storage's bytes", spec=lookup)
+    case("zip-storage-key-case", _float3_keyed("A", "a"), [], ["pickle-persistent-id"],
+         "the pickle names storage 'A'; the archive's record is data/a: torch's lookup ignores ASCII case",
+         spec=("pt-zip.md#pt-zip-storage-records",))
+    case("zip-storage-key-utf8-without-flag", _float3_keyed("\u00e9", "\u00e9"), [], ["pickle-persistent-id"],
+         "the pickle names storage '\u00e9'; its record's name is archive/data/ followed by the UTF-8 "
+         "bytes c3 a9, with flag bit 11 clear (as torch writes every name): torch compares raw name "
+         "bytes, so a reader that decodes the name as CP437 (the ZIP default) finds no record",
+         spec=("pt-zip.md#pt-zip-storage-records",))
+    ms = sources.zip_members()
+    ms.append(rawzip.Member(ms[0].name.split("/", 1)[0] + "/extraZ", b"not read"))
+    case("zip-name-not-utf8", rawzip.build(ms).replace(b"/extraZ", b"/extra\x82"), ["bad-container"], [],
+         "torch's archive with one more member, named archive/extra followed by the byte 0x82 (flag bit 11 "
+         "clear: CP437 text, not UTF-8): torch reads every name as UTF-8 and refuses the archive")
     ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
     ms.insert(0, rawzip.Member(ms[0].name.split("/", 1)[0] + "/model.json", b'{"protoVersion": "6"}'))
     out.append(AdvCase("pt-torchscript/adv-torchscript-model-json", rawzip.build(ms), ["bad-container"],

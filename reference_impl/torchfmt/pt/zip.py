@@ -18,7 +18,7 @@ from ..model import Document, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import DEFAULT_SCOPES, Machine
 from ..windows import windows
-from .ziparchive import Member, Source, read_members
+from .ziparchive import Member, Records, Source, read_members
 
 #: ``version`` values torch 2.13 reads (caffe2/serialize/versions.h: kMin/kMaxSupportedFileFormatVersion).
 MIN_VERSION, MAX_VERSION = 1, 10
@@ -31,7 +31,7 @@ def read_zip(buf: Any, *, inert: bool = False) -> Document:
     through :class:`~torchfmt.windows.FileWindows`)."""
     buf = windows(buf)
     root, members = read_members(buf)
-    if "constants.pkl" in members:  # torch's _is_torchscript_zip: constants.pkl and nothing else
+    if members.exact("constants.pkl"):  # torch's _is_torchscript_zip: constants.pkl (exactly), nothing else
         from .torchscript import read_torchscript
 
         return read_torchscript(buf, root, members, inert=inert)
@@ -49,14 +49,14 @@ class Archive:
 
     buf: Source
     root: str
-    members: dict[str, Member]
+    members: Records
     version: int
     byte_order: str
     format_version: int | None
     storage_alignment: int | None
 
     @classmethod
-    def open(cls, buf: Source, root: str, members: dict[str, Member]) -> Archive:
+    def open(cls, buf: Source, root: str, members: Records) -> Archive:
         def record(name: str) -> bytes | None:
             m = members.get(name)
             return None if m is None else bytes(m.data(buf))

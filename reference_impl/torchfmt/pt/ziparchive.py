@@ -173,10 +173,11 @@ def _zip64_extra(extra: bytes, values: list[int], at: int) -> list[int]:
 
 
 def _name(raw: bytes, flags: int, at: int) -> str:
-    """A member name as a key (spec/pt-zip.md#pt-zip-container): never absolute, no ``..``, no
-    backslash or NUL, no empty components."""
+    """A member name as a key (spec/pt-zip.md#pt-zip-container): UTF-8 whatever flag bit 11 says (torch
+    hands every name to Python as UTF-8 and fails on any other), never absolute, no ``..``, no backslash
+    or NUL, no empty components."""
     try:
-        name = raw.decode("utf-8" if flags & FLAG_UTF8 else "cp437")
+        name = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise _fail(at, f"member name {raw!r} is not valid UTF-8") from None
     parts = name.rstrip("/").split("/")
@@ -186,7 +187,7 @@ def _name(raw: bytes, flags: int, at: int) -> str:
     return name
 
 
-def read_members(buf: Source) -> tuple[str, dict[str, Member]]:
+def read_members(buf: Source) -> tuple[str, Records]:
     """Parse and validate the archive: (root folder name, members by name relative to the root)."""
     total, cd_offset, cd_size, _ = _directory(buf)
     pos, cd_end = cd_offset, cd_offset + cd_size
@@ -220,7 +221,7 @@ def read_members(buf: Source) -> tuple[str, dict[str, Member]]:
         pos += _CENTRAL.size + nlen + xlen + clen
     if pos != cd_end:
         raise _fail(pos, f"{cd_end - pos} bytes of central directory after the last entry")
-    if found and not any(entry[0].rsplit("/", 1)[-1] in TORCH_RECORDS for entry in found):
+    if found and not any(fold(entry[0]).rsplit("/", 1)[-1] in TORCH_RECORDS for entry in found):
         raise FormatError("unknown-format", 0, "a zip archive, not a torch checkpoint: it has no data.pkl, "
                           "version or constants.pkl record")
     members = [_local(buf, *entry, cd_offset) for entry in found]
@@ -257,19 +258,47 @@ def _check_overlaps(members: list[Member]) -> None:
             raise _fail(b.header_offset, f"members {a.name!r} and {b.name!r} overlap")
 
 
-def _rooted(members: list[Member]) -> tuple[str, dict[str, Member]]:
+def fold(name: str) -> str:
+    """A record name as torch's lookup (miniz) compares it: its bytes with ASCII letters in lower case."""
+    return name.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+
+
+class Records(dict[str, Member]):
+    """The members by name relative to the root, looked up as torch does: raw name bytes compared with
+    ASCII case ignored (names equal that way are refused as duplicates, so a lookup finds at most one).
+    :meth:`exact` answers as torch's record listing does, case and all."""
+
+    def __init__(self, members: list[Member]) -> None:
+        super().__init__((fold(m.name), m) for m in members)
+        self.names = [m.name for m in members]
+        self._exact = set(self.names)
+
+    def __getitem__(self, name: str) -> Member:
+        return super().__getitem__(fold(name))
+
+    def get(self, name: str, default: Member | None = None) -> Member | None:  # type: ignore[override]
+        return super().get(fold(name), default)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and super().__contains__(fold(name))
+
+    def exact(self, name: str) -> bool:
+        return name in self._exact
+
+
+def _rooted(members: list[Member]) -> tuple[str, Records]:
     """Every member lies under one root folder, whatever its name (spec/pt-zip.md#pt-zip-root-name)."""
     files = [m for m in members if not m.name.endswith("/")]
     if not files:
         raise _fail(None, "the archive holds no records")
     root = files[0].name.split("/", 1)[0]
-    out: dict[str, Member] = {}
+    out: list[Member] = []
     for m in members:
         head, _, rest = m.name.partition("/")
         if head != root or not rest and not m.name.endswith("/"):
             raise _fail(m.header_offset, f"member {m.name!r} is not under the root folder {root + '/'!r}")
         if rest and not m.name.endswith("/"):
-            out[rest] = Member(rest, m.offset, m.size, m.header_offset, m.method, m.stored_size)
+            out.append(Member(rest, m.offset, m.size, m.header_offset, m.method, m.stored_size))
         elif m.size:
             raise _fail(m.header_offset, f"directory entry {m.name!r} has data")
-    return root, out
+    return root, Records(out)
