@@ -252,6 +252,9 @@ class ZipArchive:
         if len(found) > 1:
             raise Reject("ambiguous", "two end records end at the end of the file (a comment holds an "
                                       "archive)")
+        last = tail.rfind(EOCD_SIG, 0, max(0, len(tail) - 18))  # the last with 22 bytes after it: miniz's
+        if found and lo + last != found[0]:
+            raise Reject("ambiguous", "an end record inside the comment of the one that ends the file")
         if not found:
             if seen:
                 last = lo + tail.rfind(EOCD_SIG)
