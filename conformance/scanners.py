@@ -25,7 +25,7 @@ import yaml
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generators.adversarial import torchcheck  # noqa: E402
+from generators.adversarial import families, torchcheck  # noqa: E402
 
 CASES = HERE / "cases"
 OUT = HERE / "SCANNERS.md"
@@ -158,9 +158,17 @@ def adversarial_cases() -> list[tuple[str, Path, dict]]:
 
 
 def expected(meta: dict) -> str:
+    if meta.get("category") == "accept":
+        return "accept"
     exp = meta.get("expect", {})
     codes = [exp["error"]] if "error" in exp else exp.get("errors", [])
     return ("impl: " if meta.get("category") == "impl" else "") + " / ".join(codes)
+
+
+def family(meta: dict) -> str:
+    """The adversarial family whose generator wrote the case (its provenance names the module)."""
+    module = str((meta.get("provenance") or {}).get("generator", "")).rsplit("/", 1)[-1]
+    return families.MODULES.get(module, module or "unknown")
 
 
 def fickling_baseline(work: Path) -> str:
@@ -219,21 +227,7 @@ def render(
     vers: dict[str, str],
     baseline: str,
 ) -> str:
-    def family(cid: str) -> str:
-        name = cid.split("/", 1)[1]
-        for prefix, fam in (
-            ("adv-gadget", "pickle gadgets"),
-            ("adv-pickle", "pickle machine"),
-            ("adv-pid", "pickle machine"),
-            ("adv-t7", ".t7"),
-            ("adv-tensor", "tensors"),
-            ("adv-storage", "tensors"),
-        ):
-            if name.startswith(prefix):
-                return fam
-        return "containers"
-
-    fams = sorted({family(c) for c, _, _ in cases})
+    fams = sorted({family(m) for _, _, m in cases})
     lines = [
         "# Scanners over the adversarial cases",
         "",
@@ -252,7 +246,8 @@ def render(
         "- **error**: the tool failed, timed out, or scanned nothing (for a malformed file this may still "
         "keep a user safe, but it is not a verdict); **n/a**: the tool is not installed. .t7 files are "
         "outside every scanner's scope and outside torch.load's: they are listed for completeness.",
-        "- **spec**: the error code(s) the spec requires (`impl`: accept or reject are both right).",
+        "- **spec**: the error code(s) the spec requires (`impl`: accept or reject are both right; "
+        "`accept`: a hostile but valid file torch loads, which a scanner is right to pass).",
         "",
         "## Summary (caught / missed / error)",
         "",
@@ -260,7 +255,7 @@ def render(
         "| --- | --- | " + " | ".join("---" for _ in TOOLS) + " |",
     ]
     for fam in fams:
-        ids = [c for c, _, _ in cases if family(c) == fam]
+        ids = [c for c, _, m in cases if family(m) == fam]
         cells = []
         for tool in TOOLS:
             got = [results[c].get(tool, ("n/a", ""))[0] for c in ids]

@@ -55,6 +55,24 @@ RECURSION_LIMIT = 200_000
 ZIP_MAGIC = b"PK\x03\x04"
 
 
+def _not_a_checkpoint(head: bytes) -> str:
+    """What the first bytes plainly are when they are no checkpoint (spec/canonical.md#canonical-detect):
+    signatures after leading ASCII whitespace, ASCII case ignored; a JSON body; a safetensors header."""
+    text = head.lstrip(b" \t\r\n\x0b\x0c").lower()
+    for magic, what in ((b"version https://git-lfs", "a git LFS pointer"), (b"\x1f\x8b", "a gzip stream"),
+                        (b"<!doctype", "an HTML page"), (b"<html", "an HTML page"),
+                        (b"<?xml", "an XML document"), (b"<error>", "an XML error body"),
+                        (b"entry not found", "an 'Entry not found' error text"),
+                        (b"\x93numpy", "a numpy .npy file")):
+        if text.startswith(magic):
+            return what
+    if text[:1] in (b"{", b"[") and text[1:2] in (b'"', b"{", b"[", b"]", b"}"):
+        return "a JSON document"
+    if head[8:10] == b'{"' and 0 < int.from_bytes(head[:8], "little") < 1 << 32:
+        return "a safetensors file"
+    return ""
+
+
 def read(path: str) -> dict[str, Any]:
     """The description of the file at ``path`` (spec/canonical.md#canonical-detect)."""
     from kaitai import pt, t7
@@ -67,11 +85,9 @@ def read(path: str) -> dict[str, Any]:
         f.seek(0)
         if not head:
             raise Reject("truncated", "empty file")
-        for magic, what in ((b"version https://git-lfs", "a git LFS pointer"), (b"\x1f\x8b", "a gzip stream"),
-                            (b"<!DOCTYPE", "an HTML page"), (b"<html", "an HTML page"),
-                            (b"\x93NUMPY", "a numpy .npy file")):
-            if head.startswith(magic):
-                raise Reject("unknown-format", f"this is {what}")
+        what = _not_a_checkpoint(head)
+        if what:
+            raise Reject("unknown-format", f"this is {what}")
         if head.startswith(ZIP_MAGIC):
             mm = pt.open_mmap(f, size)
             fmt, objects = pt.read_zip(f, mm, size)

@@ -1,11 +1,13 @@
-"""Writing one generated case folder: the file and its ``case.yaml`` (the schema: conformance/README.md).
+"""Writing one generated case folder: the file, its ``case.yaml`` (the schema: conformance/README.md) and,
+for an accept case, ``expected.json``.
 
-Shared by the generators that derive reject cases (rejects.py, adversarial/record.py), so that their
-case.yaml files are dumped one way.
+Shared by the generators (torch_pt.py, rejects.py, adversarial/record.py), so that their files are dumped
+one way.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,12 +15,31 @@ from typing import Any
 import yaml
 
 
-def write_case_folder(folder: Path, file: str, data: bytes, case: dict[str, Any]) -> None:
-    """Replace ``folder`` with one holding ``file`` (the bytes ``data``) and ``case.yaml`` (``case``,
-    keys in the order given)."""
+def dump_json(node: Any, indent: str = "") -> str:
+    """JSON with each object or array on one line when that line stays short (or nesting is deep),
+    else one item a line."""
+    flat = json.dumps(node, ensure_ascii=True)
+    if len(indent) + len(flat) <= 110 or not isinstance(node, (dict, list)) or not node or len(indent) > 24:
+        return flat + ("\n" if not indent else "")
+    inner = indent + " "
+    if isinstance(node, dict):
+        parts = [f"{inner}{json.dumps(k)}: {dump_json(v, inner)}" for k, v in node.items()]
+        body, ends = ",\n".join(parts), "{}"
+    else:
+        body, ends = ",\n".join(f"{inner}{dump_json(v, inner)}" for v in node), "[]"
+    return f"{ends[0]}\n{body}\n{indent}{ends[1]}" + ("\n" if not indent else "")
+
+
+def write_case_folder(
+    folder: Path, file: str, data: bytes, case: dict[str, Any], expected: dict[str, Any] | None = None
+) -> None:
+    """Replace ``folder`` with one holding ``file`` (the bytes ``data``), ``case.yaml`` (``case``, keys in
+    the order given) and, when given, ``expected.json`` (``expected``)."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     (folder / file).write_bytes(data)
     text = yaml.safe_dump(case, sort_keys=False, width=100, allow_unicode=True)
     (folder / "case.yaml").write_text(text, encoding="utf-8")
+    if expected is not None:
+        (folder / "expected.json").write_text(dump_json(expected), encoding="utf-8")

@@ -426,7 +426,7 @@ def zip_rejects() -> list[Reject]:
              f"cut at byte {eocd - 10}: the end-of-central-directory record and the end of the central "
              "directory are gone"),
         case("reject-truncated-in-storage-record", d[:rec["start"] + rec["size"] // 2],
-             ["truncated", "bad-container"], ["adv-truncated"], ["pt-zip.md#pt-zip-storage-records"],
+             ["truncated"], ["adv-truncated"], ["pt-zip.md#pt-zip-container"],
              f"cut at byte {rec['start'] + rec['size'] // 2}, halfway through the record {rec_name}"),
         case("reject-view-offset-outside-storage", edited(offset_op, 200), ["out-of-bounds"],
              ["adv-view-out-of-bounds", "storage-offset"],

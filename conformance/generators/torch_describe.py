@@ -88,8 +88,16 @@ def torch_load(path: str | Path, weights_only: bool) -> Loaded:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        obj = torch.load(str(path), map_location=keep_on_cpu, weights_only=weights_only)
-    how = f"torch.load(map_location=<keep on cpu>, weights_only={weights_only})"
+        try:
+            obj = torch.load(str(path), map_location=keep_on_cpu, weights_only=weights_only)
+            how = f"torch.load(map_location=<keep on cpu>, weights_only={weights_only})"
+        except RuntimeError as e:
+            # _rebuild_device_tensor_from_cpu_tensor refuses a callable: load as plain torch.load does
+            if "Callable map_location not supported" not in str(e):
+                raise
+            locations.clear()
+            obj = torch.load(str(path), weights_only=weights_only)
+            how = f"torch.load(weights_only={weights_only}) (a callable map_location is refused)"
     return Loaded(obj, locations, how, [])
 
 

@@ -43,6 +43,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch_describe as td  # noqa: E402
+from case_folder import dump_json  # noqa: E402
 
 GENERATOR = "conformance/generators/torch_pt.py"
 ROOT = Path(__file__).resolve().parents[2]
@@ -899,21 +900,6 @@ def _strip_notes(x: Any) -> Any:
     return x
 
 
-def _dump_json(node: Any, indent: str = "") -> str:
-    """JSON with each object or array on one line when that line stays short (or nesting is deep),
-    else one item a line."""
-    flat = json.dumps(node, ensure_ascii=True)
-    if len(indent) + len(flat) <= 110 or not isinstance(node, (dict, list)) or not node or len(indent) > 24:
-        return flat + ("\n" if not indent else "")
-    inner = indent + " "
-    if isinstance(node, dict):
-        parts = [f"{inner}{json.dumps(k)}: {_dump_json(v, inner)}" for k, v in node.items()]
-        body, ends = ",\n".join(parts), "{}"
-    else:
-        body, ends = ",\n".join(f"{inner}{_dump_json(v, inner)}" for v in node), "[]"
-    return f"{ends[0]}\n{body}\n{indent}{ends[1]}" + ("\n" if not indent else "")
-
-
 class Skip(Exception):
     """The running torch cannot write this case; the message says why."""
 
@@ -978,7 +964,7 @@ def write_case(r: Recipe, fmt: str, out: Path, vocab: set[str]) -> str:
         "provenance": {"writer": writer_string(), "generator": GENERATOR, "notes": "; ".join(notes)},
         "expect": {"description": "expected.json"},
     }
-    (folder / "expected.json").write_text(_dump_json(desc), encoding="utf-8")
+    (folder / "expected.json").write_text(dump_json(desc), encoding="utf-8")
     (folder / "case.yaml").write_text(yaml.safe_dump(case, sort_keys=False, width=110, allow_unicode=False),
                                       encoding="utf-8")
     return "kept" if kept else "written"

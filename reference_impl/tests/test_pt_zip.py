@@ -23,6 +23,7 @@ import torch
 from torchfmt import open_document, read_bytes
 from torchfmt.errors import FormatError
 from torchfmt.model import Global, OpaqueObject, QuantizedTensor, SparseTensor, Storage, Tensor
+from torchfmt.windows import Record
 
 warnings.filterwarnings("ignore", category=UserWarning)
 
@@ -201,16 +202,25 @@ def test_untyped_storage_v3_retypes_once() -> None:
     assert a.storage is b.storage and (a.storage.dtype.name, a.storage.numel) == ("uint16", 3)
 
 
-def test_storages_are_zero_copy_views_of_the_mapped_file(tmp_path: Path) -> None:
+def test_storages_are_records_mapped_one_at_a_time(tmp_path: Path) -> None:
+    """A storage is its record, mapped (alone) when its bytes are asked for and forgotten on release, so
+    that a file larger than the address space is read record by record."""
     path = tmp_path / "m.pt"
-    torch.save({"w": torch.arange(1000.0)}, path)
+    torch.save({"w": torch.arange(1000.0), "v": torch.ones(3)}, path)
     doc = open_document(path)
     storage = doc.objects[0]["w"].storage
-    assert isinstance(storage.buffer, memoryview) and isinstance(storage.buffer.obj, mmap.mmap)
     raw = path.read_bytes()
     offset = raw.index(np.arange(1000.0, dtype=np.float32).tobytes())
-    assert offset % 64 == 0  # torch aligns records; the view starts there
-    assert np.shares_memory(storage.array(), storage.array())
+    assert offset % 64 == 0  # torch aligns records
+    assert isinstance(storage.buffer, Record)
+    assert (storage.buffer.offset, len(storage.buffer)) == (offset, 4000)
+    view = storage.buffer.view()
+    assert isinstance(view.obj, mmap.mmap) and len(view.obj) < len(raw)  # only this record's pages
+    first = storage.array()
+    assert np.shares_memory(first, storage.array())  # zero-copy, kept until released
+    assert first.tolist() == list(range(1000))
+    storage.release()
+    assert storage.data is None and storage.array().tolist() == list(range(1000))
 
 
 def test_any_root_name(tmp_path: Path) -> None:

@@ -7,7 +7,9 @@ Public API (spec/canonical.md):
 - :func:`describe` returns the canonical description as a JSON-ready ``dict``.
 
 Nothing from a file is ever executed.  Storages are views into an mmap of the file where the byte order
-allows, and nothing is read until asked for.
+allows, and nothing is read until asked for; a zip file is read through bounded windows and its storage
+records are mapped one at a time (:mod:`torchfmt.windows`), so that a checkpoint larger than the address
+space can be described.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .detect import detect
 from .errors import ERROR_CODES, FormatError, Unsupported
 from .model import Document
 from .t7.encodings import Hints
+from .windows import FileWindows
 
 __all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "describe", "load",
            "open_document", "read_bytes"]
@@ -31,7 +34,11 @@ def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None, 
     """Read a whole file held in ``buf`` (spec/canonical.md#canonical-detect).  ``inert`` keeps pickle
     globals outside the allowlist as opaque records instead of rejecting them
     (spec/canonical.md#canonical-inert)."""
-    kind = detect(buf)
+    return _read(buf, detect(buf), hints, inert)
+
+
+def _read(buf: bytes | memoryview | mmap.mmap | FileWindows, kind: str, hints: Hints | None,
+          inert: bool) -> Document:
     if kind == "zip":
         from .pt.zip import read_zip
 
@@ -51,13 +58,22 @@ def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None, 
 
 def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
                   inert: bool = False) -> Document:
-    """Map the file at ``path`` and read it into a :class:`Document`."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
+    """Read the file at ``path`` into a :class:`Document`: a zip file through bounded windows, any other
+    variant through a map of the whole file."""
+    f = open(path, "rb")  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
+    try:
+        source = FileWindows(f)
+        if len(source) == 0:
             raise FormatError("truncated", 0, "empty file")
+        kind = detect(source[0:512])
+        if kind == "zip":
+            return _read(source, kind, hints, inert)
         mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    return read_bytes(memoryview(mm), hints, inert=inert)
+    except BaseException:
+        f.close()
+        raise
+    f.close()
+    return _read(memoryview(mm), kind, hints, inert)
 
 
 def load(path: str | os.PathLike[str], hints: Hints | None = None, *, inert: bool = False) -> Any:

@@ -126,6 +126,7 @@ class _Describer:
                 "device": s.device,
                 "sha256": sha256_of_array(s.array()),
             }
+            s.release()
         return sid
 
     def _tick(self) -> None:
@@ -236,6 +237,8 @@ class _Describer:
             "requires_grad": t.requires_grad,
             "sha256": sha256_of_array(t.numpy()),
         }
+        if t.storage is not None:
+            t.storage.release()
         if t.parameter:
             out["parameter"] = True
         if isinstance(t, QuantizedTensor):

@@ -40,16 +40,34 @@ def _not_a_checkpoint(head: bytes) -> str | None:
     return None
 
 
+#: The numeric fields of a tar header Python's tarfile converts while reading it (mode, uid, gid, size,
+#: mtime, devmajor, devminor): (start, end).
+_TAR_NUMBERS = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (329, 337), (337, 345))
+
+
+def _tar_number(field: bytes) -> int | None:
+    """A tar number field as tarfile's ``nti`` reads it: base-256 when the first byte is 0x80 or 0xff,
+    else ASCII text up to the first NUL, stripped, in octal (empty is 0); None where tarfile refuses.
+    A field is at most 12 bytes, so ``int()`` stays cheap."""
+    if field[:1] in (b"\x80", b"\xff"):
+        n = int.from_bytes(field[1:], "big")
+        return n - 256 ** (len(field) - 1) if field[0] == 0xFF else n
+    text = field.split(b"\0", 1)[0]
+    try:
+        return int(text.decode("ascii").strip() or "0", 8)
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
 def _old_tar_header(head: bytes) -> bool:
     """Whether the first 512 bytes are a header Python's ``tarfile`` accepts without the ``ustar`` magic
-    (an old-style V7 header: its checksum field matches), as torch's legacy loader tries tarfile first
-    (spec/pt-legacy.md#pt-legacy-magic)."""
-    if len(head) < 512 or not head[148:156].strip(b" \0"):
+    (an old-style V7 header: its number fields read and its checksum matches), as torch's legacy loader
+    tries tarfile first (spec/pt-legacy.md#pt-legacy-magic)."""
+    if len(head) < 512 or head.count(0) == 512:
         return False
-    field = head[148:156].split(b"\0", 1)[0].strip(b" ")
-    if not field or any(c not in b"01234567" for c in field) or len(field) > 8:
+    want = _tar_number(head[148:156])
+    if want is None or any(_tar_number(head[a:b]) is None for a, b in _TAR_NUMBERS):
         return False
-    want = int(field, 8)
     block = head[:148] + b" " * 8 + head[156:512]
     return want in (sum(block), sum(b - 256 if b > 127 else b for b in block))
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DType, resolve_bits, to_little_endian
+from .windows import Record
 
 
 @dataclass(eq=False)
@@ -42,12 +43,19 @@ class Storage:
             if self.buffer is None:
                 self.data = np.zeros(self.numel, dtype=self.dtype.numpy)
             else:
-                raw = np.frombuffer(self.buffer, dtype=np.uint8, count=self.numel * self.dtype.itemsize)
+                view = self.buffer.view() if isinstance(self.buffer, Record) else self.buffer
+                raw = np.frombuffer(view, dtype=np.uint8, count=self.numel * self.dtype.itemsize)
                 if self.byte_order == "big":
                     self.data = to_little_endian(raw, self.dtype)
                 else:
                     self.data = raw.view(self.dtype.numpy)
         return self.data
+
+    def release(self) -> None:
+        """Forget the elements read from a file record mapped on demand (they are mapped again when
+        asked for), so that a big file's records are never all mapped at once."""
+        if isinstance(self.buffer, Record):
+            self.data = None
 
 
 @dataclass(eq=False)

@@ -101,6 +101,26 @@ def _at(f: Any, pos: int, make: Any) -> Any:
     return make(io)
 
 
+_TORCH_RECORDS = frozenset({"data.pkl", "version", "constants.pkl", "model.json"})
+
+
+class _Folded(dict[str, Any]):
+    """Records by name, looked up as torch (miniz) does: ASCII case ignored
+    (spec/pt-zip.md#pt-zip-container)."""
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        super().__setitem__(name.translate(_ASCII_LOWER), value)
+
+    def __getitem__(self, name: str) -> Any:
+        return super().__getitem__(name.translate(_ASCII_LOWER))
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        return super().get(name.translate(_ASCII_LOWER), default)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and super().__contains__(name.translate(_ASCII_LOWER))
+
+
 class ZipArchive:
     """A zip checkpoint's records by name (relative to the root folder).  Every header is read by
     pytorch_zip.ksy's types; this class finds the end record (the grammar takes it at a fixed distance
@@ -148,7 +168,13 @@ class ZipArchive:
         if cd_io.pos() != cd_len:
             raise Reject("bad-container", f"{cd_len - cd_io.pos()} bytes of the central directory after its "
                                           "entries")
-        self.records: dict[str, Any] = {}
+        names = [e.file_name for e in cd.entries]
+        last = [n.replace("\\", "/").rsplit("/", 1)[-1].translate(_ASCII_LOWER) for n in names]
+        if names and not any(n in _TORCH_RECORDS for n in last):
+            raise Reject("unknown-format", "a zip archive, not a torch checkpoint (no data.pkl, version or "
+                                           "constants.pkl record)")
+        self.records: _Folded = _Folded()
+        self.exact: set[str] = set()
         folded_names: set[str] = set()
         spans: list[tuple[int, int, str]] = []
         root = None
@@ -183,6 +209,7 @@ class ZipArchive:
                                               "directory")
             spans.append((e.ofs_local_header, lf.ofs_body + e.len_body, name))
             self.records[rel] = e
+            self.exact.add(rel)
         spans.sort()
         for (_, end, name), (start, _, _) in zip(spans, spans[1:], strict=False):
             if end > start:
@@ -225,6 +252,9 @@ class ZipArchive:
         if len(found) > 1:
             raise Reject("ambiguous", "two end records end at the end of the file (a comment holds an "
                                       "archive)")
+        last = tail.rfind(EOCD_SIG, 0, max(0, len(tail) - 18))  # the last with 22 bytes after it: miniz's
+        if found and lo + last != found[0]:
+            raise Reject("ambiguous", "an end record inside the comment of the one that ends the file")
         if not found:
             if seen:
                 last = lo + tail.rfind(EOCD_SIG)
@@ -280,7 +310,7 @@ def read_zip(f: Any, mm: Any, size: int) -> tuple[str, list[Any]]:
     """A zip checkpoint or TorchScript archive: its format and its one object."""
     a = ZipArchive(f, mm, size)
     names = a.records
-    torchscript = "constants.pkl" in names or any(n.startswith("code/") for n in names)
+    torchscript = "constants.pkl" in a.exact  # torch lists records exactly; code/ alone is no TorchScript
     if torchscript and "data.pkl" not in names and "model.json" in names:
         raise Decline("TorchScript archive of the model.json era")
     version_name = ".data/version" if ".data/version" in names else "version"

@@ -25,7 +25,11 @@ def main(argv: list[str] | None = None) -> int:
     chosen = args.family or sorted(families.FAMILIES)
     cases = [c for name in chosen for c in families.FAMILIES[name]()]
     pt = {c.folder: c.data for c in cases if c.format.startswith("pt-")}
-    verdicts = torchcheck.check(pt, {c.folder: c.canaries for c in cases if c.canary})
+    verdicts = torchcheck.check(
+        pt,
+        {c.folder: c.canaries for c in cases if c.canary},
+        {c.folder: c.format for c in cases if c.category == "accept"},
+    )
     for c in cases:
         c.torch = verdicts.get(c.folder, {})
     for c in cases:
@@ -37,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{'wo=T ' + ('loads' if t['True'].loads else 'refuses') if t else '':14} {flag} {ran}"
         )
     print(dict(Counter(c.format for c in cases)), len(cases), "cases")
+    refused = [c.folder for c in cases if c.category == "accept" and not (c.torch and c.torch["True"].loads)]
+    if refused:
+        raise SystemExit(f"accept cases torch refuses: {refused}")
     if not args.check:
         if args.family:
             keep = [

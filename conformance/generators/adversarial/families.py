@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from . import (
     containers,
+    not_checkpoints,
     pickle_gadgets,
     pickle_hardening,
     pickle_machine,
@@ -27,6 +28,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "tar": tar.tar_cases,
     "rebuild-semantics": rebuild_semantics.rebuild_cases,
     "zip-lookup": zip_lookup.zip_lookup_cases,
+    "not-checkpoints": not_checkpoints.not_checkpoint_cases,
 }
 #: Family name by module file name (as case provenance names it).
 MODULES: dict[str, str] = {
@@ -39,4 +41,5 @@ MODULES: dict[str, str] = {
     "tar.py": "tar",
     "rebuild_semantics.py": "rebuild-semantics",
     "zip_lookup.py": "zip-lookup",
+    "not_checkpoints.py": "not-checkpoints",
 }

@@ -32,6 +32,7 @@ class Member:
     local_name: str | None = None  # the local header's name, when it must differ from the central one
     local: dict[str, int] = field(default_factory=dict)  # local header overrides: csize, usize, crc
     central: dict[str, int] = field(default_factory=dict)  # central: csize, usize, crc, offset, disk
+    central_extra: bytes = b""  # the central entry's extra field
     header_offset: int = 0  # filled in by build()
 
 
@@ -85,7 +86,7 @@ def _central_header(m: Member) -> bytes:
             csize,
             usize,
             len(name),
-            0,
+            len(m.central_extra),
             0,
             m.central.get("disk", 0),
             0,
@@ -93,7 +94,13 @@ def _central_header(m: Member) -> bytes:
             offset,
         )
         + name
+        + m.central_extra
     )
+
+
+def eocd(count: int, size: int, offset: int, comment: bytes = b"") -> bytes:
+    """An end-of-central-directory record and its comment."""
+    return struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, count, count, size, offset, len(comment)) + comment
 
 
 def build(

@@ -523,6 +523,20 @@ def rebuild_cases() -> list[AdvCase]:
         "a persistent id naming torch.UntypedStorage (torch writes torch.storage.UntypedStorage; its "
         "allowlist has only that spelling)",
     )
+    for acc in accept_files():
+        out.append(
+            AdvCase(
+                f"pt-zip/adv-{acc.name}",
+                acc.data,
+                [],
+                BASE + list(acc.features),
+                list(acc.spec),
+                acc.how,
+                sources.zip_source(),
+                GEN,
+                category="accept",
+            )
+        )
     return out
 
 
@@ -555,7 +569,7 @@ def _float3(key: str = "0", metadata: bytes | None = None) -> bytes:
 
 def accept_files() -> list[Accept]:
     """The accept side of this family: each file is one torch 2.13 loads with ``weights_only=True``,
-    and its expected description is torch's (generators/torch_describe.py)."""
+    written as an accept case whose expected description is torch's (record.py, torchcheck.py)."""
     f3 = {"0": F32}
     cn, st = ("tensors.md#tensors-conj-neg",), ("tensors.md#tensors-storage-identity",)
     neg = meta(a.binunicode("neg"), T)

@@ -4,7 +4,9 @@ Each case is derived from a real writer's file where it can be (its :class:`Sour
 anchors it enforces and the error codes the spec's judgement allows (spec/canonical.md#canonical-error-codes),
 and carries what real torch 2.13 said of it (``torchcheck``).  A ``reject`` case that torch's
 ``weights_only=True`` loader accepts is tagged ``stricter-than-torch`` and must say why the spec is
-stricter (``why_stricter``): the generator stops otherwise.
+stricter (``why_stricter``): the generator stops otherwise.  An ``accept`` case is a hostile file torch
+loads: its ``expected.json`` is torch's own description of what ``weights_only=True`` loaded
+(``torchcheck``, through generators/torch_describe.py), and the generator stops when torch refuses it.
 """
 
 from __future__ import annotations
@@ -60,7 +62,9 @@ class AdvCase:
     def __post_init__(self) -> None:
         name = self.folder.split("/", 1)[1]
         assert name.startswith("adv-"), self.folder
-        assert self.category in ("reject", "impl"), self.category
+        assert self.category in ("reject", "impl", "accept"), self.category
+        assert (self.category == "accept") == (not self.errors), (self.folder, self.errors)
+        assert self.category != "accept" or self.format.startswith("pt-"), self.folder
 
     @property
     def format(self) -> str:
@@ -80,6 +84,16 @@ class AdvCase:
 
     def stricter_than_torch(self) -> bool:
         return self.category == "reject" and "True" in self.torch and self.torch["True"].loads
+
+    def expected(self) -> dict[str, Any]:
+        """An accept case's expectation: torch's description of what ``weights_only=True`` loads."""
+        verdict = self.torch.get("True")
+        if verdict is None or not verdict.loads:
+            why = verdict.detail if verdict else "not checked"
+            raise SystemExit(f"{self.folder}: an accept case torch does not load ({why})")
+        if not isinstance(verdict.description, dict):
+            raise SystemExit(f"{self.folder}: torch loads it, with no description: {verdict.description}")
+        return verdict.description
 
 
 def canary_path(name: str) -> str:
@@ -112,7 +126,13 @@ def case_yaml(c: AdvCase) -> dict[str, Any]:
         notes.append(f"stricter than torch: {c.why_stricter}")
     if c.canary:
         notes.append(f"if a loader runs the payload it only touches {c.canary} and {HARNESS_CANARY}")
-    expect: dict[str, Any] = {"error": c.errors[0]} if len(c.errors) == 1 else {"errors": list(c.errors)}
+    expect: dict[str, Any]
+    if c.category == "accept":
+        expect = {"description": "expected.json"}
+    elif len(c.errors) == 1:
+        expect = {"error": c.errors[0]}
+    else:
+        expect = {"errors": list(c.errors)}
     data: dict[str, Any] = {
         "id": c.folder,
         "category": c.category,
@@ -166,7 +186,8 @@ def write(cases: list[AdvCase], keep: list[Path] | None = None) -> list[Path]:
     written = []
     for c in cases:
         folder = CASES / c.folder
-        write_case_folder(folder, c.file, c.data, case_yaml(c))
+        expected = c.expected() if c.category == "accept" else None
+        write_case_folder(folder, c.file, c.data, case_yaml(c), expected)
         written.append(folder)
     for stale in set(owned_folders()) - set(written) - set(keep or []):
         shutil.rmtree(stale)

@@ -11,8 +11,10 @@ these files) turns a PAX ``size`` that ``int()`` refuses into 0 and takes every 
 from __future__ import annotations
 
 import pickle
+import struct
 import tarfile
 
+from . import sources, wrap
 from .record import AdvCase
 
 GEN = "tar.py"
@@ -26,6 +28,7 @@ MEMBERS = {
     "storages": pickle.dumps(0, protocol=2) + pickle.dumps([], protocol=2),
 }
 BLOCK = 512
+MAGIC = 0x1950A86A20F9469CFC6C  # the legacy stream's magic number (spec/pt-legacy.md#pt-legacy-magic)
 
 
 def _header(name: str, size: int, kind: bytes) -> bytes:
@@ -51,6 +54,33 @@ def archive(records: bytes) -> bytes:
     for name, body in MEMBERS.items():
         out += _header(name, len(body), tarfile.REGTYPE) + body + bytes(-len(body) % BLOCK)
     return out + bytes(2 * BLOCK)
+
+
+def _tar_header_legacy(checksum_ok: bool) -> bytes:
+    """torch's legacy object pickle, storage keys and storages after head pickles laid out so that the
+    first 512 bytes are also an old-style (V7) tar header of an empty regular file: the magic number and
+    the protocol version as LONG1 padded with zero bytes (every number field of the header then starts
+    with NUL) and a sys_info dict whose first key, a 364-character string, holds the rest of the header:
+    the checksum (correct when ``checksum_ok``), type '0' and NULs.  torch's loader ignores sys_info."""
+    magic = pickle.PROTO + b"\x02" + pickle.LONG1 + bytes([121]) + MAGIC.to_bytes(121, "little") + pickle.STOP
+    version = pickle.PROTO + b"\x02" + pickle.LONG1 + b"\x08" + (1001).to_bytes(8, "little") + pickle.STOP
+    head = magic + version + pickle.PROTO + b"\x02" + pickle.EMPTY_DICT + pickle.MARK + pickle.BINUNICODE
+    head += struct.pack("<I", 512 - len(head) - 4)
+    assert len(head) == 148, len(head)
+    block = bytearray(head + bytes(364))
+    block[156:157] = b"0"
+    total = sum(block[:148]) + 8 * 32 + sum(block[156:])
+    block[148:156] = b"%06o\0 " % (total if checksum_ok else total + 1)
+    sys_info = (bytes(block) + pickle.NONE
+                + b"".join(pickle.BINUNICODE + struct.pack("<I", len(k)) + k + v for k, v in (
+                    (b"protocol_version", pickle.BININT2 + struct.pack("<H", 1001)),
+                    (b"little_endian", pickle.NEWTRUE),
+                    (b"type_sizes", pickle.EMPTY_DICT + pickle.MARK + b"".join(
+                        pickle.BINUNICODE + struct.pack("<I", len(n)) + n + pickle.BININT1 + bytes([w])
+                        for n, w in ((b"short", 2), (b"int", 4), (b"long", 4))) + pickle.SETITEMS)))
+                + pickle.SETITEMS + pickle.STOP)
+    legacy = wrap.legacy_with(wrap.legacy_pickle())
+    return sys_info + legacy[wrap.legacy_spans(legacy)[2][1]:]
 
 
 def tar_cases() -> list[AdvCase]:
@@ -83,4 +113,20 @@ def tar_cases() -> list[AdvCase]:
     case("pax-length-superscript-two", "1\u00b2 path=sys_info\n".encode(), ["bad-container"],
          ["adv-digit-text"],
          f"{base} whose record length is '1\u00b2': ASCII digits only")
+    legacy = ["legacy-stream", "legacy-magic", "dtype-float32", "pickle-persistent-id"]
+    magic = ["pt-legacy.md#pt-legacy-magic", "canonical.md#canonical-detect"]
+    out.append(AdvCase(
+        "pt-tar/adv-tar-v7-header-over-legacy-stream", _tar_header_legacy(True), ["bad-container"],
+        ["tar-archive", "adv-polyglot", *legacy], [*magic, "pt-tar.md#pt-tar-members"],
+        "a legacy stream (torch's object pickle and storages) whose first 512 bytes are also an old-style "
+        "(V7) tar header: the magic number and protocol version written as LONG1 padded with zero bytes and "
+        "a sys_info dict whose first key holds the header's checksum and type. Python's tarfile accepts the "
+        "header, so torch takes the tar path (and finds no tar checkpoint)",
+        sources.torch_legacy(), GEN))
+    out.append(AdvCase(
+        "pt-legacy/adv-legacy-padded-head-pickles", _tar_header_legacy(False), [],
+        legacy, magic,
+        "the same stream with the tar checksum off by one: no tar header, a legacy stream with padded "
+        "LONG1 numbers and an extra sys_info key (torch ignores sys_info)",
+        sources.torch_legacy(), GEN, category="accept"))
     return out

@@ -154,7 +154,7 @@ def tensor_cases() -> list[AdvCase]:
     case(
         "storage-numel-exceeds-record",
         _doc(("weight", _weight(numel=1000)), ("bias", _bias())),
-        ["bad-value", "out-of-bounds", "truncated"],
+        ["bad-value"],
         cve,
         ["pt-zip.md#pt-zip-storage-records"],
         "storage 0's persistent id says 1000 elements; its record holds 24 bytes (6 floats)",
@@ -162,7 +162,7 @@ def tensor_cases() -> list[AdvCase]:
     case(
         "storage-numel-below-view",
         _doc(("weight", _weight(numel=2)), ("bias", _bias())),
-        ["bad-value", "out-of-bounds"],
+        ["bad-value"],
         cve + oob,
         ["pt-zip.md#pt-zip-storage-records"],
         "storage 0's persistent id says 2 elements (its record holds 6): the 2x3 view reaches past the "
@@ -232,7 +232,7 @@ def tensor_cases() -> list[AdvCase]:
         AdvCase(
             "pt-legacy/adv-storage-count-below-pid",
             bytes(legacy),
-            ["bad-value", "bad-reference"],
+            ["bad-value"],
             ["legacy-stream", "pickle-persistent-id", "adv-storage-size-mismatch", "dtype-float32"],
             ["pt-legacy.md#pt-legacy-storages", "tensors.md#tensors-view-bounds"],
             f"in torch's legacy stream the first storage's element count (int64 at byte {pos}) set "

@@ -6,8 +6,12 @@ TMPDIR), each child under an address-space limit and an alarm, so that a gadget 
 payload only touches its canary, and a bomb only kills its child.  The generator never loads a file in
 its own process.
 
+For an accept case (``describe`` names its format) the ``weights_only=True`` child also describes what
+torch loaded with ``generators/torch_describe.py`` (which never imports torchfmt): that description is
+the case's expectation.
+
 Run as a script, this module is the worker: ``torchcheck.py MANIFEST.json`` (a list of
-``{"name", "path", "canaries"}``) prints one JSON list of verdicts.
+``{"name", "path", "canaries", "describe"}``) prints one JSON list of verdicts.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PYTHON = os.environ.get("TORCHFMT_TORCH_PYTHON", sys.executable)
 CHILD_SECONDS = 30
@@ -28,11 +33,14 @@ CHILD_MEMORY = 4 << 30
 
 @dataclass(frozen=True)
 class Verdict:
-    """torch's answer for one mode: ``loads`` or an exception summary; ``ran`` when the canary appeared."""
+    """torch's answer for one mode: ``loads`` or an exception summary; ``ran`` when the canary appeared;
+    ``description`` what it loaded (asked for accept cases, ``weights_only=True`` only) or, as a string,
+    why torch_describe has no form for it."""
 
     loads: bool
     detail: str
     ran: bool = False
+    description: dict[str, Any] | str | None = None
 
     def text(self, mode: str) -> str:
         what = "loads it" if self.loads else f"refuses it ({self.detail})"
@@ -40,16 +48,21 @@ class Verdict:
 
 
 def check(
-    files: dict[str, bytes], canaries: dict[str, list[str]] | None = None
+    files: dict[str, bytes],
+    canaries: dict[str, list[str]] | None = None,
+    describe: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Verdict]]:
-    """{name: {"True": Verdict, "False": Verdict}} for each file of ``files`` (name -> bytes)."""
+    """{name: {"True": Verdict, "False": Verdict}} for each file of ``files`` (name -> bytes); the files
+    named in ``describe`` (name -> format) are described as loaded by ``weights_only=True``."""
     canaries = canaries or {}
+    describe = describe or {}
     with tempfile.TemporaryDirectory(prefix="torchfmt-torchcheck-") as tmp:
         manifest = []
         for i, (name, data) in enumerate(files.items()):
             p = Path(tmp) / f"f{i}.pt"
             p.write_bytes(data)
-            manifest.append({"name": name, "path": str(p), "canaries": canaries.get(name, [])})
+            item = {"name": name, "path": str(p), "canaries": canaries.get(name, [])}
+            manifest.append(item | {"describe": describe.get(name)})
         (Path(tmp) / "manifest.json").write_text(json.dumps(manifest))
         work = Path(tmp) / "work"
         work.mkdir()
@@ -77,7 +90,9 @@ def check(
 # -- the worker ------------------------------------------------------------------------------------
 
 
-def _child(path: str, weights_only: bool, folder: str, write_fd: int) -> None:  # pragma: no cover
+def _child(
+    path: str, weights_only: bool, folder: str, write_fd: int, fmt: str | None
+) -> None:  # pragma: no cover
     import resource
     import signal
 
@@ -86,9 +101,21 @@ def _child(path: str, weights_only: bool, folder: str, write_fd: int) -> None:  
     signal.alarm(CHILD_SECONDS)
     import torch
 
+    result: dict[str, Any]
     try:
-        obj = torch.load(path, weights_only=weights_only, map_location="cpu")
-        result = {"loads": True, "detail": type(obj).__name__}
+        if fmt is None:
+            obj = torch.load(path, weights_only=weights_only, map_location="cpu")
+            result = {"loads": True, "detail": type(obj).__name__}
+        else:
+            import torch_describe as td
+
+            loaded = td.torch_load(path, weights_only)
+            result = {"loads": True, "detail": type(loaded.obj).__name__}
+            notes = {"_loaded_with": loaded.how, "_torch_version": torch.__version__}
+            try:
+                result["description"] = td.describe(loaded.obj, fmt, notes, loaded.locations)
+            except td.Declined as e:
+                result["description"] = f"no canonical form: {e}"
     except BaseException as e:  # noqa: BLE001 - whatever torch raises is the answer sought
         text = str(e).strip()
         if "WeightsUnpickler error:" in text:  # the reason, after torch's long preamble
@@ -99,14 +126,16 @@ def _child(path: str, weights_only: bool, folder: str, write_fd: int) -> None:  
     os._exit(0)
 
 
-def _run_one(path: str, weights_only: bool, canaries: list[str]) -> dict[str, object]:  # pragma: no cover
+def _run_one(
+    path: str, weights_only: bool, canaries: list[str], fmt: str | None
+) -> dict[str, object]:  # pragma: no cover
     folder = tempfile.mkdtemp(prefix="load-")
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         try:
-            _child(path, weights_only, folder, w)
+            _child(path, weights_only, folder, w, fmt)
         finally:
             os._exit(3)
     os.close(w)
@@ -134,13 +163,16 @@ def _run_one(path: str, weights_only: bool, canaries: list[str]) -> dict[str, ob
 
 
 def main(manifest_path: str) -> None:  # pragma: no cover
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # generators/: torch_describe
     import torch  # noqa: F401 - imported once, before the forks
+    import torch_describe  # noqa: F401
 
     rows = []
     for item in json.loads(Path(manifest_path).read_text()):
         row = {"name": item["name"]}
         for mode in (True, False):
-            row[str(mode)] = _run_one(item["path"], mode, item["canaries"])
+            fmt = item.get("describe") if mode else None
+            row[str(mode)] = _run_one(item["path"], mode, item["canaries"], fmt)
         rows.append(row)
     print(json.dumps(rows))
 

@@ -1,6 +1,8 @@
 """Zip lookup as torch does it: names equal up to ASCII case (torch's miniz lookup ignores case and picks
-one of them), end records the file ends inside (a partial download)
-(spec/pt-zip.md#pt-zip-container).
+one of them), end records the file ends inside (a partial download), an end record hidden in another's
+comment (miniz takes the last one), zip64 extra fields, gap bytes between members, records torch ignores
+(a ``code/`` folder without ``constants.pkl``) and zip archives that are not torch's at all
+(spec/pt-zip.md#pt-zip-container, #pt-zip-records).
 
 The members are torch's own (a two-tensor dict written by torch 2.13), laid out again by
 :func:`rawzip.build` with one change; the unchanged layout loads in torch.
@@ -8,7 +10,11 @@ The members are torch's own (a two-tensor dict written by torch 2.13), laid out 
 
 from __future__ import annotations
 
+import struct
+import zlib
+
 from . import rawzip, sources
+from . import rebuild_semantics as rs
 from .record import AdvCase
 
 GEN = "zip_lookup.py"
@@ -31,13 +37,64 @@ def _upper_copy(suffix: str, data: bytes | None = None) -> list[rawzip.Member]:
     return [twin, *ms]
 
 
+def _hidden_end_record() -> bytes:
+    """torch's archive whose end record's comment holds a second end record, 4 bytes short of the end of
+    the file, pointing at a second central directory in which ``data.pkl`` is another member (a pickle of
+    the int 7) placed in a gap: miniz takes the last signature with 22 bytes after it."""
+    ms = sources.zip_members()
+    alt = rawzip.Member(next(m.name for m in ms if m.name.endswith("/data.pkl")), b"\x80\x02K\x07.")
+    out = bytearray()
+    for m in [*ms, alt]:
+        m.header_offset = len(out)
+        out += rawzip._local_header(m, len(out), rawzip.ALIGN) + m.data
+    hidden = [alt if m.name == alt.name else m for m in ms]
+    b_start = len(out)
+    out += b"".join(rawzip._central_header(m) for m in hidden)
+    b_size = len(out) - b_start
+    a_start = len(out)
+    out += b"".join(rawzip._central_header(m) for m in ms)
+    a_size = len(out) - a_start
+    comment = rawzip.eocd(len(ms), b_size, b_start) + b"\0" * 4
+    return bytes(out + rawzip.eocd(len(ms), a_size, a_start, comment))
+
+
+def _zip64_sizes(extra_length: int, extra: bytes | None = None) -> bytes:
+    """torch's archive whose data/0 central entry gives its sizes as 0xFFFFFFFF, with a zip64 extra
+    field announcing ``extra_length`` bytes and holding ``extra`` (default: both sizes)."""
+    ms = sources.zip_members()
+    m = next(m for m in ms if m.name.endswith("/data/0"))
+    body = struct.pack("<2Q", len(m.data), len(m.data)) if extra is None else extra
+    m.central = {"usize": 0xFFFFFFFF, "csize": 0xFFFFFFFF}
+    m.central_extra = struct.pack("<2H", 1, extra_length) + body
+    return rawzip.build(ms)
+
+
+def _renamed(suffix: str, new: str, data: bytes | None = None) -> bytes:
+    """torch's archive with the member ending in ``suffix`` renamed to end in ``new`` (and holding
+    ``data``)."""
+    ms = sources.zip_members()
+    for m in ms:
+        if m.name.endswith(suffix):
+            m.name = m.name[: -len(suffix)] + new
+            m.data = m.data if data is None else data
+    return rawzip.build(ms)
+
+
+def _float3_keyed(pid_key: str, record_key: str) -> bytes:
+    """A one-tensor dict whose storage the pickle names ``pid_key`` and whose record is data/``record_key``
+    (names written as UTF-8, flag bit 11 clear, as torch's writer does)."""
+    return rs.in_zip(rs.doc(("x", rs._float3(key=pid_key))), {record_key: rs.F32})
+
+
 def zip_lookup_cases() -> list[AdvCase]:
     src = sources.zip_source()
     out: list[AdvCase] = []
 
-    def case(name: str, data: bytes, errors: list[str], feats: list[str], how: str, why: str = "") -> None:
-        out.append(AdvCase(f"pt-zip/adv-{name}", data, errors, ZIP + feats, CONTAINER, how, src, GEN,
-                           why_stricter=why))
+    def case(name: str, data: bytes, errors: list[str], feats: list[str], how: str, why: str = "", *,
+             spec: tuple[str, ...] = ()) -> None:
+        base = ZIP if errors else [f for f in ZIP if f != "adv-zip-layout"]  # an accept case breaks none
+        out.append(AdvCase(f"pt-zip/adv-{name}", data, errors, base + feats, [*CONTAINER, *spec], how, src,
+                           GEN, why_stricter=why, category="reject" if errors else "accept"))
 
     case("zip-name-case-data-pkl", rawzip.build(_upper_copy("/data.pkl", b"\x80\x02K\x07.")),
          ["bad-container"], ["stricter-than-torch"],
@@ -61,6 +118,53 @@ def zip_lookup_cases() -> list[AdvCase]:
          "the end record announces a 64-byte comment that the file does not hold",
          "torch 2.13 (miniz) loads it, ignoring the comment length; the end record then disagrees with the "
          "file's size, which is what a cut file looks like, so the spec reports it truncated")
+    case("zip-end-record-in-comment", _hidden_end_record(), ["ambiguous"], ["adv-polyglot"],
+         "the end record's comment holds a second end record (4 bytes before the end of the file) that "
+         "points at a second central directory, whose data.pkl is another member (a pickle of the int 7) "
+         "lying in a gap between the members",
+         "torch's miniz takes the last end-record signature with 22 bytes after it and so loads the int 7, "
+         "while a reader that takes the record ending the file (as the ZIP specification lays it out) loads "
+         "the dict: two readers see two archives")
+    case("zip-gap-between-members", rawzip.build(sources.zip_members(), between=b"GAP!" * 8), [],
+         ["zip-extra-records"],
+         "32 bytes ('GAP!' x 8) after each member's data, before the next local header: gaps are allowed "
+         "and ignored")
+    ms = sources.zip_members()
+    root = ms[0].name.split("/", 1)[0]
+    text = b"def forward(self):\n  return 7\n"
+    code = rawzip.Member(f"{root}/code/__torch__.py", rawzip.deflate(text), method=8, usize=len(text),
+                         crc=zlib.crc32(text))
+    case("zip-code-folder-without-constants", rawzip.build([*ms, code]), [], ["zip-extra-records"],
+         "torch's archive with a deflated code/__torch__.py record but no constants.pkl: torch reads it as "
+         "a checkpoint (TorchScript only with constants.pkl) and never reads the code record",
+         spec=("torchscript.md#torchscript-detect", "pt-zip.md#pt-zip-records"))
+    case("zip-zip64-extra-sizes", _zip64_sizes(16), [], ["zip-zip64-extra"],
+         "the central entry of data/0 gives its sizes as 0xFFFFFFFF and a 16-byte zip64 extra field holds "
+         "them (as a writer of large archives does)")
+    case("zip-zip64-extra-overlong", _zip64_sizes(24), ["bad-container"], ["zip-zip64-extra"],
+         "the central entry of data/0 gives its sizes as 0xFFFFFFFF and its zip64 extra field announces 24 "
+         "bytes where the extra area holds 16: an overlong extra field, which torch's miniz refuses")
+    lookup = ("pt-zip.md#pt-zip-records",)
+    case("zip-name-upper-case-data-pkl", _renamed("/data.pkl", "/DATA.PKL"), [], [],
+         "torch's archive with its data.pkl member named DATA.PKL (no other): torch's lookup ignores ASCII "
+         "case and finds it", spec=lookup)
+    case("zip-name-upper-case-byteorder-big", _renamed("/byteorder", "/BYTEORDER", b"big"), [],
+         ["zip-big-endian"],
+         "torch's archive with its byteorder member named BYTEORDER and holding 'big' (no other): torch's "
+         "lookup finds it and swaps every storage's bytes", spec=lookup)
+    case("zip-storage-key-case", _float3_keyed("A", "a"), [], ["pickle-persistent-id"],
+         "the pickle names storage 'A'; the archive's record is data/a: torch's lookup ignores ASCII case",
+         spec=("pt-zip.md#pt-zip-storage-records",))
+    case("zip-storage-key-utf8-without-flag", _float3_keyed("\u00e9", "\u00e9"), [], ["pickle-persistent-id"],
+         "the pickle names storage '\u00e9'; its record's name is archive/data/ followed by the UTF-8 "
+         "bytes c3 a9, with flag bit 11 clear (as torch writes every name): torch compares raw name "
+         "bytes, so a reader that decodes the name as CP437 (the ZIP default) finds no record",
+         spec=("pt-zip.md#pt-zip-storage-records",))
+    ms = sources.zip_members()
+    ms.append(rawzip.Member(ms[0].name.split("/", 1)[0] + "/extraZ", b"not read"))
+    case("zip-name-not-utf8", rawzip.build(ms).replace(b"/extraZ", b"/extra\x82"), ["bad-container"], [],
+         "torch's archive with one more member, named archive/extra followed by the byte 0x82 (flag bit 11 "
+         "clear: CP437 text, not UTF-8): torch reads every name as UTF-8 and refuses the archive")
     ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
     ms.insert(0, rawzip.Member(ms[0].name.split("/", 1)[0] + "/model.json", b'{"protoVersion": "6"}'))
     out.append(AdvCase("pt-torchscript/adv-torchscript-model-json", rawzip.build(ms), ["bad-container"],

@@ -112,8 +112,9 @@ class Machine:
 
     def __init__(self, buf: Any, *, persistent_load: PersistentLoad | None = None, inert: bool = False,
                  scopes: frozenset[str] = DEFAULT_SCOPES, opaque_modules: tuple[str, ...] = (),
-                 limits: Limits = LIMITS) -> None:
+                 limits: Limits = LIMITS, origin: int = 0) -> None:
         self.buf = buf if isinstance(buf, memoryview) else memoryview(buf)
+        self.origin = origin  # where ``buf`` starts in the file: error offsets are the file's
         self.persistent_load = persistent_load
         self.inert = inert
         self.scopes = scopes | {"inert"} if inert else scopes
@@ -125,6 +126,15 @@ class Machine:
         """Run the pickle at ``start`` to its STOP: (value, offset after STOP).  ``end`` bounds a pickle
         stored as a record of its own; without it the pickle is part of a stream that the file's end
         bounds."""
+        try:
+            return self._load(start, end)
+        except FormatError as e:
+            if self.origin and e.offset is not None:
+                e.offset += self.origin
+                e.args = (e.line(),)
+            raise
+
+    def _load(self, start: int, end: int | None) -> tuple[Any, int]:
         missing_stop = "bad-pickle" if end is not None else "truncated"
         end = len(self.buf) if end is None else end
         self.start, self.end = start, end

@@ -13,14 +13,14 @@ from typing import Any
 from ..errors import Unsupported
 from ..model import Document
 from .zip import Archive
-from .ziparchive import Member
+from .ziparchive import Records, Source
 
 #: Globals under these modules are TorchScript classes: opaque objects in every mode.
 TORCHSCRIPT_MODULES = ("__torch__",)
 SCOPES = frozenset({"torch", "torchscript"})
 
 
-def read_torchscript(buf: memoryview, root: str, members: dict[str, Member], *,
+def read_torchscript(buf: Source, root: str, members: Records, *,
                      inert: bool = False) -> Document:
     """Describe a TorchScript archive: ``objects`` holds the ``data.pkl`` module tree; ``extra`` the
     ``constants.pkl`` value and the names of the ``code/`` records
@@ -31,6 +31,6 @@ def read_torchscript(buf: memoryview, root: str, members: dict[str, Member], *,
     kw: dict[str, Any] = {"inert": inert, "scopes": SCOPES, "opaque_modules": TORCHSCRIPT_MODULES}
     module = archive.unpickle("data.pkl", "data/", **kw)
     constants = archive.unpickle("constants.pkl", "constants/", **kw) if "constants.pkl" in members else None
-    code = sorted(name for name in members if name.startswith("code/"))
+    code = sorted(name for name in members.names if name.startswith("code/"))
     extra = {**archive.info(), "constants": constants, "code": code}
     return Document("pt-torchscript", [module], extra=extra)

@@ -17,7 +17,8 @@ from ..errors import FormatError
 from ..model import Document, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import DEFAULT_SCOPES, Machine
-from .ziparchive import Member, read_members
+from ..windows import windows
+from .ziparchive import Member, Records, Source, read_members
 
 #: ``version`` values torch 2.13 reads (caffe2/serialize/versions.h: kMin/kMaxSupportedFileFormatVersion).
 MIN_VERSION, MAX_VERSION = 1, 10
@@ -26,10 +27,11 @@ _DECIMAL = re.compile(rb"[0-9]{1,20}\n?")
 
 
 def read_zip(buf: Any, *, inert: bool = False) -> Document:
-    """Read a zip ``.pt`` file (or a TorchScript archive) held in ``buf``."""
-    buf = buf if isinstance(buf, memoryview) else memoryview(buf)
+    """Read a zip ``.pt`` file (or a TorchScript archive) held in ``buf`` (bytes, a map, or a file read
+    through :class:`~torchfmt.windows.FileWindows`)."""
+    buf = windows(buf)
     root, members = read_members(buf)
-    if "constants.pkl" in members:  # torch's _is_torchscript_zip: constants.pkl and nothing else
+    if members.exact("constants.pkl"):  # torch's _is_torchscript_zip: constants.pkl (exactly), nothing else
         from .torchscript import read_torchscript
 
         return read_torchscript(buf, root, members, inert=inert)
@@ -52,16 +54,16 @@ def read_zip(buf: Any, *, inert: bool = False) -> Document:
 class Archive:
     """A validated ``.pt`` zip archive and its metadata records (spec/pt-zip.md#pt-zip-records)."""
 
-    buf: memoryview
+    buf: Source
     root: str
-    members: dict[str, Member]
+    members: Records
     version: int
     byte_order: str
     format_version: int | None
     storage_alignment: int | None
 
     @classmethod
-    def open(cls, buf: memoryview, root: str, members: dict[str, Member]) -> Archive:
+    def open(cls, buf: Source, root: str, members: Records) -> Archive:
         def record(name: str) -> bytes | None:
             m = members.get(name)
             return None if m is None else bytes(m.data(buf))
@@ -90,10 +92,10 @@ class Archive:
         m = self.members.get(name)
         if m is None:
             raise FormatError("bad-container", None, f"the archive has no {name} record")
-        m.data(self.buf)  # declines a compressed pickle
-        machine = Machine(self.buf, persistent_load=StorageRecords(self, prefix), inert=inert,
-                          scopes=scopes, opaque_modules=opaque_modules)
-        return machine.load_exact(m.offset, m.offset + m.size)
+        pkl = m.data(self.buf)  # declines a compressed pickle
+        machine = Machine(pkl, persistent_load=StorageRecords(self, prefix), inert=inert,
+                          scopes=scopes, opaque_modules=opaque_modules, origin=m.offset)
+        return machine.load_exact(0, m.size)
 
     def info(self) -> dict[str, Any]:
         """What the archive says about itself (kept in :attr:`Document.extra`)."""
@@ -143,11 +145,11 @@ class StorageRecords:
         if record is None:
             raise FormatError("bad-reference", offset, f"no record {self.prefix + key!r} for storage {key!r}")
         if record.size != numel * dtype.itemsize:
-            raise FormatError("bad-value", record.offset,
+            raise FormatError("bad-value", offset,
                               f"record {self.prefix + key!r} holds {record.size} bytes, "
                               f"not {numel} x {dtype.itemsize}")
         storage = Storage(dtype, numel, device=location,
-                          buffer=record.data(self.archive.buf),
+                          buffer=record.record(self.archive.buf),
                           byte_order=self.archive.byte_order, key=key)
         if numel:
             self.loaded[(type(raw_key), raw_key)] = (signature, storage)

@@ -13,6 +13,9 @@ import struct
 from dataclasses import dataclass
 
 from ..errors import FormatError
+from ..windows import FileWindows, MemoryWindows, Record
+
+Source = FileWindows | MemoryWindows
 
 EOCD_SIG = b"PK\x05\x06"
 ZIP64_LOCATOR_SIG = b"PK\x06\x07"
@@ -34,6 +37,9 @@ FLAG_MASKED_LOCAL = 0x2000  # central directory encryption: miniz refuses the ar
 FLAG_UTF8 = 0x0800
 ZIP64_EXTRA_ID = 0x0001
 MAX_COMMENT = 0xFFFF
+#: Record names only torch's writers make: a zip archive with none of them (in any folder) is no
+#: checkpoint at all (spec/pt-zip.md#pt-zip-records).
+TORCH_RECORDS = frozenset({"data.pkl", "version", "constants.pkl", "model.json"})
 
 
 @dataclass(frozen=True)
@@ -48,55 +54,67 @@ class Member:
     method: int = 0
     stored_size: int = 0
 
-    def data(self, buf: memoryview) -> memoryview:
-        """The member's bytes, a view of ``buf``; a record that is read must be stored, never inflated
+    def data(self, buf: Source) -> bytes | memoryview:
+        """The member's bytes, read from ``buf``; a record that is read must be stored, never inflated
         (spec/pt-zip.md#pt-zip-records)."""
+        self._stored()
+        return buf[self.offset:self.offset + self.size]
+
+    def record(self, buf: Source) -> Record | memoryview:
+        """The member's bytes as a storage record: mapped only when used (a view of ``buf`` in memory)."""
+        self._stored()
+        return buf.record(self.offset, self.size)
+
+    def _stored(self) -> None:
         if self.method != 0:
             raise _fail(self.header_offset, f"record {self.name!r} is compressed (method {self.method})")
-        return buf[self.offset:self.offset + self.size]
 
 
 def _fail(offset: int | None, message: str) -> FormatError:
     return FormatError("bad-container", offset, message)
 
 
-def _unpack(s: struct.Struct, buf: memoryview, offset: int, what: str) -> tuple[int | bytes, ...]:
+def _unpack(s: struct.Struct, buf: Source, offset: int, what: str) -> tuple[int | bytes, ...]:
     if offset < 0 or offset + s.size > len(buf):
         raise FormatError("truncated", offset, f"{what} reaches past the end of the file")
-    return s.unpack_from(buf, offset)
+    return s.unpack(bytes(buf[offset:offset + s.size]))
 
 
-def _find_eocd(buf: memoryview) -> int:
-    """The end-of-central-directory record: it and its comment end exactly at the end of the file, and
-    no other candidate does (a comment that holds a second archive is ``ambiguous``)."""
+def _find_eocd(buf: Source) -> int:
+    """The end-of-central-directory record: the last signature with at least 22 bytes after it (torch's
+    miniz takes that one), which with its comment ends exactly at the end of the file.  Another candidate
+    that also ends there (a comment that holds a second archive), or one the last hides in its comment,
+    makes the file ``ambiguous``: two zip readers could see two archives in it."""
     lo = max(0, len(buf) - _EOCD.size - MAX_COMMENT)
     tail = bytes(buf[lo:])
-    found: list[int] = []
-    i = tail.rfind(EOCD_SIG)
-    while i >= 0:
-        at = lo + i
-        if at + _EOCD.size <= len(buf):
-            comment = struct.unpack_from("<H", buf, at + 20)[0]
-            if at + _EOCD.size + comment == len(buf):
-                found.append(at)
-        i = tail.rfind(EOCD_SIG, 0, i)
-    if len(found) > 1:
-        raise FormatError("ambiguous", found[0], f"{len(found)} end records end the file")
-    if found:
-        return found[0]
-    last = tail.rfind(EOCD_SIG)
+    last = tail.rfind(EOCD_SIG, 0, max(0, len(tail) - _EOCD.size + len(EOCD_SIG)))
     if last < 0:
+        if tail.rfind(EOCD_SIG) >= 0:
+            raise FormatError("truncated", lo + tail.rfind(EOCD_SIG),
+                              "the file ends inside the end-of-central-directory record")
         raise FormatError("truncated", len(buf), "no end-of-central-directory record at the end of the file")
     at = lo + last
-    if at + _EOCD.size > len(buf):
-        raise FormatError("truncated", at, "the file ends inside the end-of-central-directory record")
-    comment = struct.unpack_from("<H", buf, at + 20)[0]
-    if at + _EOCD.size + comment > len(buf):
-        raise FormatError("truncated", at, f"the end record's {comment}-byte comment runs past the end")
-    raise _fail(at, "bytes after the end-of-central-directory record")
+    found: list[int] = []
+    i = last
+    while i >= 0:
+        comment = struct.unpack_from("<H", tail, i + 20)[0]
+        if lo + i + _EOCD.size + comment == len(buf):
+            found.append(lo + i)
+        i = tail.rfind(EOCD_SIG, 0, i)
+    if at not in found:
+        comment = struct.unpack_from("<H", tail, last + 20)[0]
+        if found:
+            raise FormatError("ambiguous", at, f"an end record inside the comment of the end record at byte "
+                              f"{found[0]}: torch reads the later one, other zip readers the earlier")
+        if at + _EOCD.size + comment > len(buf):
+            raise FormatError("truncated", at, f"the end record's {comment}-byte comment runs past the end")
+        raise _fail(at, "bytes after the end-of-central-directory record")
+    if len(found) > 1:
+        raise FormatError("ambiguous", found[-1], f"{len(found)} end records end the file")
+    return at
 
 
-def _directory(buf: memoryview) -> tuple[int, int, int, int]:
+def _directory(buf: Source) -> tuple[int, int, int, int]:
     """(entries, directory offset, directory size, where the directory must end) from the EOCD records."""
     eocd = _find_eocd(buf)
     _, disk, cd_disk, here, total, cd_size, cd_offset, _ = _unpack(_EOCD, buf, eocd, "EOCD")
@@ -131,10 +149,17 @@ def _directory(buf: memoryview) -> tuple[int, int, int, int]:
 
 
 def _zip64_extra(extra: bytes, values: list[int], at: int) -> list[int]:
-    """Replace 0xFFFFFFFF sizes/offset by the zip64 extra field's values (in order usize, csize, offset)."""
+    """Replace 0xFFFFFFFF sizes/offset by the zip64 extra field's values (in order usize, csize, offset).
+
+    Like torch's miniz, the extra fields are walked only when a value needs one, and each field must fit
+    in the extra area (an overlong field is ``bad-container``: miniz refuses it)."""
+    if 0xFFFFFFFF not in values:
+        return values
     i = 0
     while i + 4 <= len(extra):
         hid, hlen = struct.unpack_from("<2H", extra, i)
+        if i + 4 + hlen > len(extra):
+            raise _fail(at, f"extra field 0x{hid:04x} of {hlen} bytes runs past the extra area")
         if hid == ZIP64_EXTRA_ID:
             body, j, out = extra[i + 4:i + 4 + hlen], 0, list(values)
             for k, v in enumerate(values):
@@ -145,16 +170,15 @@ def _zip64_extra(extra: bytes, values: list[int], at: int) -> list[int]:
                     j += 8
             return out
         i += 4 + hlen
-    if 0xFFFFFFFF in values:
-        raise _fail(at, "a 0xFFFFFFFF size or offset without a zip64 extra field")
-    return values
+    raise _fail(at, "a 0xFFFFFFFF size or offset without a zip64 extra field")
 
 
 def _name(raw: bytes, flags: int, at: int) -> str:
-    """A member name as a key (spec/pt-zip.md#pt-zip-container): never absolute, no ``..``, no
-    backslash or NUL, no empty components."""
+    """A member name as a key (spec/pt-zip.md#pt-zip-container): UTF-8 whatever flag bit 11 says (torch
+    hands every name to Python as UTF-8 and fails on any other), never absolute, no ``..``, no backslash
+    or NUL, no empty components."""
     try:
-        name = raw.decode("utf-8" if flags & FLAG_UTF8 else "cp437")
+        name = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise _fail(at, f"member name {raw!r} is not valid UTF-8") from None
     parts = name.rstrip("/").split("/")
@@ -164,23 +188,24 @@ def _name(raw: bytes, flags: int, at: int) -> str:
     return name
 
 
-def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
+def read_members(buf: Source) -> tuple[str, Records]:
     """Parse and validate the archive: (root folder name, members by name relative to the root)."""
     total, cd_offset, cd_size, _ = _directory(buf)
     pos, cd_end = cd_offset, cd_offset + cd_size
+    cd = bytes(buf[cd_offset:cd_end])  # before the end records (checked): one read of the directory
     found: list[tuple[str, int, int, int, int, int]] = []  # name, header, size, stored size, method, flags
     names: set[str | bytes] = set()
     for _ in range(total):
         if pos + _CENTRAL.size > cd_end:
             raise _fail(pos, "central directory shorter than its entry count")
         (sig, _, _, flags, method, _, _, _, csize, usize, nlen, xlen, clen, disk, _, _,
-         header) = _CENTRAL.unpack_from(buf, pos)
+         header) = _CENTRAL.unpack_from(cd, pos - cd_offset)
         if sig != CENTRAL_SIG:
             raise _fail(pos, "bad central directory entry signature")
         if pos + _CENTRAL.size + nlen + xlen + clen > cd_end:
             raise _fail(pos, "central directory entry reaches past the directory")
-        raw = bytes(buf[pos + 46:pos + 46 + nlen])
-        extra = bytes(buf[pos + 46 + nlen:pos + 46 + nlen + xlen])
+        at = pos - cd_offset + 46
+        raw, extra = cd[at:at + nlen], cd[at + nlen:at + nlen + xlen]
         usize, csize, header = _zip64_extra(extra, [usize, csize, header], pos)
         name = _name(raw, flags, pos)
         if flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_LOCAL):
@@ -197,12 +222,15 @@ def read_members(buf: memoryview) -> tuple[str, dict[str, Member]]:
         pos += _CENTRAL.size + nlen + xlen + clen
     if pos != cd_end:
         raise _fail(pos, f"{cd_end - pos} bytes of central directory after the last entry")
+    if found and not any(fold(entry[0]).rsplit("/", 1)[-1] in TORCH_RECORDS for entry in found):
+        raise FormatError("unknown-format", 0, "a zip archive, not a torch checkpoint: it has no data.pkl, "
+                          "version or constants.pkl record")
     members = [_local(buf, *entry, cd_offset) for entry in found]
     _check_overlaps(members)
     return _rooted(members)
 
 
-def _local(buf: memoryview, name: str, header: int, size: int, csize: int, method: int, flags: int,
+def _local(buf: Source, name: str, header: int, size: int, csize: int, method: int, flags: int,
            cd_offset: int) -> Member:
     """Check a local header against its central entry; the member's data range."""
     local = _unpack(_LOCAL, buf, header, "local header")
@@ -231,19 +259,47 @@ def _check_overlaps(members: list[Member]) -> None:
             raise _fail(b.header_offset, f"members {a.name!r} and {b.name!r} overlap")
 
 
-def _rooted(members: list[Member]) -> tuple[str, dict[str, Member]]:
+def fold(name: str) -> str:
+    """A record name as torch's lookup (miniz) compares it: its bytes with ASCII letters in lower case."""
+    return name.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
+
+
+class Records(dict[str, Member]):
+    """The members by name relative to the root, looked up as torch does: raw name bytes compared with
+    ASCII case ignored (names equal that way are refused as duplicates, so a lookup finds at most one).
+    :meth:`exact` answers as torch's record listing does, case and all."""
+
+    def __init__(self, members: list[Member]) -> None:
+        super().__init__((fold(m.name), m) for m in members)
+        self.names = [m.name for m in members]
+        self._exact = set(self.names)
+
+    def __getitem__(self, name: str) -> Member:
+        return super().__getitem__(fold(name))
+
+    def get(self, name: str, default: Member | None = None) -> Member | None:  # type: ignore[override]
+        return super().get(fold(name), default)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and super().__contains__(fold(name))
+
+    def exact(self, name: str) -> bool:
+        return name in self._exact
+
+
+def _rooted(members: list[Member]) -> tuple[str, Records]:
     """Every member lies under one root folder, whatever its name (spec/pt-zip.md#pt-zip-root-name)."""
     files = [m for m in members if not m.name.endswith("/")]
     if not files:
         raise _fail(None, "the archive holds no records")
     root = files[0].name.split("/", 1)[0]
-    out: dict[str, Member] = {}
+    out: list[Member] = []
     for m in members:
         head, _, rest = m.name.partition("/")
         if head != root or not rest and not m.name.endswith("/"):
             raise _fail(m.header_offset, f"member {m.name!r} is not under the root folder {root + '/'!r}")
         if rest and not m.name.endswith("/"):
-            out[rest] = Member(rest, m.offset, m.size, m.header_offset, m.method, m.stored_size)
+            out.append(Member(rest, m.offset, m.size, m.header_offset, m.method, m.stored_size))
         elif m.size:
             raise _fail(m.header_offset, f"directory entry {m.name!r} has data")
-    return root, out
+    return root, Records(out)
