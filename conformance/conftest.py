@@ -12,6 +12,7 @@ tiers ran, and its end shows the reader's results per format and category.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -263,6 +264,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 @pytest.fixture(scope="session")
 def suite(request: pytest.FixtureRequest) -> Suite:
     return request.config.stash[_SUITE]
+
+
+@pytest.fixture(scope="session")
+def needs_torch() -> None:
+    """Skip a self-test whose truth is real torch 2.13 when torch is not installed: the suite itself
+    needs no torch (README: the first command installs none; the all-tests command does)."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("needs torch 2.13, the truth this test compares with: pip install -e '.[test,torch]'")
 
 
 @pytest.fixture(scope="session")
