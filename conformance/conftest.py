@@ -15,8 +15,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import queue
 import sys
 import time
+import zlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import readers  # noqa: E402
+from harness import readers, warm  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
 from harness.verdict import Verdict, judge  # noqa: E402
@@ -53,8 +55,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--declines", action="append", default=[], metavar="FORMAT",
                 help="the reader declines this whole format (or prefix, as --format): its cases are not "
                      "run and count as declined; repeatable")
+    g.addoption("--cold", action="store_true",
+                help="run the reference reader as a new `python -m torchfmt dump` process for every case "
+                     "(default: a warm start for most cases, harness/warm.py, and the command for a sample)")
     g.addoption("--self-tests", action="store_true",
                 help="with --reader other than reference, also run the harness's own self-tests")
+
+
+#: One case in this many runs the real ``python -m torchfmt dump`` command even with the warm start.
+COLD_SAMPLE = 8
+
+
+def cold_sample(path: Path) -> bool:
+    """Whether the file at ``path`` is in the sample run by the command (fixed by its name)."""
+    return zlib.crc32(str(path.name if path.parent.name == "" else f"{path.parent.name}/{path.name}")
+                      .encode()) % COLD_SAMPLE == 0
 
 
 def _split(values: list[str]) -> list[str]:
@@ -82,12 +97,29 @@ class Suite:
         self.features = set(_split(config.getoption("--features")))
         self.declines = _split(config.getoption("--declines"))
         self.pool: ThreadPoolExecutor | None = None
+        #: Warm servers for the reference reader, one per run in flight (harness/warm.py).
+        self.warm: queue.Queue[warm.WarmServer] | None = None
+        self.warm_servers: list[warm.WarmServer] = []
+        if self.reader.is_reference and warm.available() and not config.getoption("--cold"):
+            self.warm = queue.Queue()
         self.futures: dict[str, Future[Run]] = {}
         self.results: list[dict[str, Any]] = []
 
     def run(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
-        return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
-                          memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env)
+        if self.warm is None or cold_sample(path):
+            return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
+                              memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env)
+        try:
+            server = self.warm.get_nowait()
+        except queue.Empty:
+            server = warm.WarmServer()
+            self.warm_servers.append(server)
+        try:
+            return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
+                              memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env,
+                              launch=server.start)
+        finally:
+            self.warm.put(server)
 
     def selects(self, case: Case) -> bool:
         """Whether ``--format`` and ``--features`` keep ``case``."""
@@ -139,6 +171,8 @@ class Suite:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
+        for server in self.warm_servers:
+            server.close()
 
     def table(self) -> dict[tuple[str, str], dict[str, int]]:
         """(format, category or corpus) -> outcome -> count, over the cases run so far."""

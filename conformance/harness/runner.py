@@ -18,13 +18,15 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import strict_json
+from .fswatch import TreeWatch
 from .vocabulary import CONFORMANCE, HINT_ENV, error_codes
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -36,6 +38,8 @@ CANARY = Path("/tmp/torchfmt-conformance-canary")
 #: Folders left out of snapshots: the harness's own Python writes byte-code there.
 _SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
 _ERROR_LINE = re.compile(r"^([a-z][a-z0-9-]*):")
+#: Starts a run: (command, folder, environment, memory limit) -> a Popen-like process.
+Launch = Callable[[Sequence[str], Path, Mapping[str, str], int], Any]
 #: How a run can break the contract: ``crash`` (a signal, or an exit status other than 0, 1, 2),
 #: ``timeout``, ``output`` (output that breaks the table of the contract), ``side-effect`` (files changed
 #: outside the temporary folder), ``code-ran`` (a canary appeared), ``start`` (the reader did not start).
@@ -115,6 +119,20 @@ def snapshot_changes(before: Snapshot, after: Snapshot) -> list[str]:
     return changes
 
 
+_TREE: list[TreeWatch | None] = []
+_TREE_LOCK = threading.Lock()
+
+
+def tree_watch() -> TreeWatch | None:
+    """The session's kernel watch of ``conformance/`` (harness/fswatch.py), or ``None`` where there is
+    none (``TORCHFMT_SNAPSHOTS=1`` asks for snapshots anyway)."""
+    with _TREE_LOCK:
+        if not _TREE:
+            use = os.environ.get("TORCHFMT_SNAPSHOTS") != "1"
+            _TREE.append(TreeWatch.open(CONFORMANCE, _SKIP_DIRS) if use else None)
+        return _TREE[0]
+
+
 def _limits(memory_limit: int) -> None:
     """In the child, before exec: cap the address space; no core files."""
     resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
@@ -191,11 +209,13 @@ def check_output(run: Run) -> None:
 def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | None = None, *,
                time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
                watch: Sequence[Path] = (), extra_env: Mapping[str, str] | None = None,
-               canaries: Sequence[Path] = (CANARY,)) -> Run:
+               canaries: Sequence[Path] = (CANARY,), launch: Launch | None = None) -> Run:
     """Run ``reader + [path]`` in a sandbox folder and check the contract.
 
     ``watch``: more folders that must be left untouched (the case folder is always watched, and so is
-    ``conformance/``); ``canaries``: paths that must not appear during the run.
+    ``conformance/``); ``canaries``: paths that must not appear during the run; ``launch``: starts the
+    run instead of :class:`subprocess.Popen` (the reference reader's warm start, harness/warm.py), given
+    the command, folder, environment and memory limit.
     """
     path = Path(path).resolve()
     parent = Path(tempfile.mkdtemp(prefix="torchfmt-run-"))
@@ -209,13 +229,20 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     env.update(extra_env or {})
     command = [*reader, str(path)]
     canaries_before = {c for c in canaries if c.exists()}
+    tree = tree_watch()
+    if tree is not None:  # conformance/ is watched by the kernel; the rest is snapshotted
+        watched = [p for p in watched if not p.is_relative_to(CONFORMANCE)]
+        mark = tree.mark()
     before = snapshot(watched, skip=work)
     start = time.monotonic()
     timed_out = False
     try:
-        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, cwd=work, env=env, start_new_session=True,
-                                preexec_fn=lambda: _limits(memory_limit))
+        if launch is not None:
+            proc: Any = launch(command, work, env, memory_limit)
+        else:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, cwd=work, env=env, start_new_session=True,
+                                    preexec_fn=lambda: _limits(memory_limit))
     except OSError as e:
         shutil.rmtree(parent, ignore_errors=True)
         run = Run(command, None, b"", b"", 0.0)
@@ -240,6 +267,8 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     else:
         check_output(run)
     changes = snapshot_changes(before, after)
+    if tree is not None:
+        changes += tree.since(mark)
     if changes:
         run.broken("side-effect", "side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
     for canary in canaries:

@@ -1,0 +1,142 @@
+"""A warm start for the reference reader: the same ``torchfmt dump`` without a new interpreter per run.
+
+``python -m torchfmt dump PATH`` spends most of a small case importing Python and numpy.  A
+:class:`WarmServer` is a process that has imported :mod:`torchfmt.cli` once and forks one child per run;
+the child takes the run's limits, folder, environment and standard streams exactly as
+:func:`harness.runner.run_reader` gives them to a command, calls the ``torchfmt.cli.main`` that
+``python -m torchfmt`` calls with the same arguments, and exits with its status.  Each run is a fresh
+process forked from a server that has read no file, so runs share nothing.  :class:`WarmProcess` looks
+like the :class:`subprocess.Popen` ``run_reader`` drives (``pid``, ``communicate``, ``returncode``), so
+every check of the contract is the same.  Linux and macOS (``fork``); elsewhere the harness runs the
+command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+#: The command a warm run stands for: what conftest's ``--reader reference`` runs.
+MODULE = "torchfmt"
+
+
+def available() -> bool:
+    return hasattr(os, "fork") and sys.platform != "win32"
+
+
+class WarmServer:
+    """One server process (one run at a time); :meth:`start` launches a run in a forked child."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", "from harness.warm import serve; serve()"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     cwd=str(Path(__file__).resolve().parents[1]), env=dict(os.environ))
+        self.files = tempfile.mkdtemp(prefix="torchfmt-warm-")
+        self.runs = 0
+
+    def start(self, command: Sequence[str], cwd: Path, env: Mapping[str, str],
+              memory_limit: int) -> WarmProcess:
+        """Run ``command`` (``... -m torchfmt ARGS``) as ``torchfmt.cli.main(ARGS)`` in a forked child."""
+        argv = list(command[list(command).index(MODULE) + 1:])
+        self.runs += 1
+        n = self.runs
+        out, err = os.path.join(self.files, f"{n}.out"), os.path.join(self.files, f"{n}.err")
+        request = {"argv": argv, "cwd": str(cwd), "env": dict(env), "memory_limit": memory_limit,
+                   "out": out, "err": err}
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+        self.proc.stdin.flush()
+        reply = json.loads(self.proc.stdout.readline() or b'{"error": "the warm server died"}')
+        if "pid" not in reply:
+            raise OSError(reply.get("error", "the warm server did not start the run"))
+        return WarmProcess(self, reply["pid"], out, err)
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+        for name in os.listdir(self.files):
+            os.unlink(os.path.join(self.files, name))
+        os.rmdir(self.files)
+
+
+class WarmProcess:
+    """A run in a forked child, driven like a :class:`subprocess.Popen` with both outputs piped."""
+
+    def __init__(self, server: WarmServer, pid: int, out: str, err: str) -> None:
+        self.server, self.pid, self.out, self.err = server, pid, out, err
+        self.returncode: int | None = None
+
+    def communicate(self, timeout: float | None = None) -> tuple[bytes, bytes]:
+        if self.returncode is None:
+            stdout = self.server.proc.stdout
+            assert stdout is not None
+            ready, _, _ = select.select([stdout], [], [], timeout)
+            if not ready:
+                raise subprocess.TimeoutExpired(["warm", MODULE], timeout or 0.0)
+            self.returncode = int(json.loads(stdout.readline() or b'{"status": -9}')["status"])
+        data = []
+        for name in (self.out, self.err):
+            with open(name, "rb") as f:
+                data.append(f.read())
+            os.unlink(name)
+        return data[0], data[1]
+
+
+def _child(request: dict, proto: tuple[int, int]) -> None:
+    """In the forked child: the run's session, limits, folder, environment and streams, then the command."""
+    try:
+        for fd in proto:
+            os.close(fd)
+        os.setsid()  # the harness kills the run's process group, as for a command
+        limit = int(request["memory_limit"])
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        for fd, (path, flags) in enumerate([(os.devnull, os.O_RDONLY),
+                                            (request["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
+                                            (request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)]):
+            os.dup2(os.open(path, flags, 0o600), fd)
+        argv = request["argv"]
+        sys.argv = [MODULE, *argv]
+        from torchfmt.cli import main
+
+        try:
+            status = main(argv)
+        except SystemExit as e:  # argparse's usage errors, as the command would exit
+            status = e.code if isinstance(e.code, int) else 2
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - whatever happens, the child never returns into the server
+        status = 70
+    os._exit(status)
+
+
+def serve() -> None:
+    """The server's loop: one JSON request per line on stdin, ``{"pid"}`` then ``{"status"}`` back."""
+    import torchfmt.cli  # noqa: F401 - the warm part: everything ``torchfmt dump`` imports
+
+    requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the children's stdout is theirs alone
+    sys.stdout.flush()
+    for line in requests:
+        request = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(request, (requests.fileno(), replies.fileno()))
+        replies.write(json.dumps({"pid": pid}).encode() + b"\n")
+        replies.flush()
+        _, status = os.waitpid(pid, 0)
+        replies.write(json.dumps({"status": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
+        replies.flush()

@@ -1,0 +1,92 @@
+"""The harness's two shortcuts change nothing a run is judged on (spec/canonical.md#canonical-reader-cli):
+the reference reader's warm start (harness/warm.py) gives what ``python -m torchfmt dump`` gives, and the
+kernel watch of a tree (harness/fswatch.py) sees every change a snapshot sees."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import warm
+from harness.cases import committed_cases
+from harness.fswatch import TreeWatch
+from harness.readers import resolve
+from harness.runner import run_reader
+
+pytestmark = [pytest.mark.spec("canonical.md#canonical-reader-cli"),
+              pytest.mark.skipif(not warm.available(), reason="no fork here: the harness runs the command")]
+
+REFERENCE = resolve("reference").command
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = warm.WarmServer()
+    yield s
+    s.close()
+
+
+def _cases() -> list:
+    """A few cases of every outcome and format: accepts, rejects, hints, a deep and a big output."""
+    by_id = {c.id: c for c in committed_cases()}
+    chosen = [c for c in by_id.values() if c.category in ("accept", "reject")]
+    formats = sorted({c.format for c in chosen})
+    picked = []
+    for fmt in formats:
+        for category in ("accept", "reject"):
+            picked += [c for c in chosen if c.format == fmt and c.category == category][:3]
+    return picked + [by_id[i] for i in ("t7-ascii/" + "table-nested",) if i in by_id]
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: c.id)
+def test_a_warm_run_is_the_command(case, server) -> None:
+    cold = run_reader(REFERENCE, case.path, case.hints)
+    hot = run_reader(REFERENCE, case.path, case.hints, launch=server.start)
+    assert (hot.status, hot.stdout, hot.stderr) == (cold.status, cold.stdout, cold.stderr)
+    assert hot.outcome == cold.outcome and hot.problems == cold.problems == []
+
+
+def test_a_warm_run_keeps_the_limits(server, tmp_path: Path) -> None:
+    big = tmp_path / "x.pt"
+    big.write_bytes(b"PK" + b"\0" * 100)
+    slow = run_reader(REFERENCE, big, launch=server.start, memory_limit=64 << 20)
+    # 64 MiB of address space is less than the warm server already holds: the child cannot run
+    assert slow.outcome in ("broken", "rejected"), slow.summary()
+    again = run_reader(REFERENCE, next(c for c in committed_cases() if c.category == "accept").path,
+                       launch=server.start)
+    assert again.outcome == "accepted", again.summary()  # the server survives a child's failure
+
+
+def test_a_warm_run_that_hangs_is_killed(server, tmp_path: Path) -> None:
+    # a FIFO as the file: the reader blocks opening it, as a reader that hangs
+    fifo = tmp_path / "hang.t7"
+    subprocess.run(["mkfifo", str(fifo)], check=True)
+    run = run_reader(REFERENCE, fifo, launch=server.start, time_limit=2)
+    assert run.breakage == "timeout", run.summary()
+
+
+def test_the_tree_watch_sees_what_a_snapshot_sees(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    (root / "case" / "__pycache__").mkdir(parents=True)
+    (root / "case" / "data.pt").write_bytes(b"x")
+    (root / "case" / "gone").write_bytes(b"x")
+    watch = TreeWatch.open(root, frozenset({"__pycache__"}))
+    if watch is None:
+        pytest.skip("no inotify here: the harness snapshots instead")
+    try:
+        mark = watch.mark()
+        assert watch.since(mark) == []
+        code = (f"import os; open({str(root / 'case' / 'data.pt')!r}, 'ab').write(b'y'); "
+                f"open({str(root / 'new')!r}, 'w').close(); os.remove({str(root / 'case' / 'gone')!r}); "
+                f"open({str(root / 'case' / '__pycache__' / 'x.pyc')!r}, 'w').close()")
+        subprocess.run([sys.executable, "-c", code], check=True)
+        changes = watch.since(mark)
+        assert any(c.startswith("modified ") and c.endswith("data.pt") for c in changes), changes
+        assert any(c.startswith("created ") and c.endswith("new") for c in changes), changes
+        assert any(c.startswith("removed ") and c.endswith("gone") for c in changes), changes
+        assert not any("__pycache__" in c for c in changes), changes
+        assert watch.since(watch.mark()) == []
+    finally:
+        watch.close()
