@@ -252,7 +252,10 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
         stdout, stderr = proc.communicate(timeout=time_limit)
     except subprocess.TimeoutExpired:
         timed_out = True
-        os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it ended as the time ran out
+            pass
         stdout, stderr = proc.communicate()
     else:
         try:  # leftovers of the reader's process group must not outlive it

@@ -40,6 +40,23 @@ class WarmServer:
                                      cwd=str(Path(__file__).resolve().parents[1]), env=dict(os.environ))
         self.files = tempfile.mkdtemp(prefix="torchfmt-warm-")
         self.runs = 0
+        self.buffer = b""
+
+    def reply(self, timeout: float | None = None) -> dict | None:
+        """The server's next reply line, or ``None`` after ``timeout`` seconds without one (read from
+        the pipe itself: a buffered reader could hold a reply that ``select`` no longer sees)."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([fd], [], [], timeout)
+            if not ready:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return {"error": "the warm server died", "status": -9}
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
 
     def start(self, command: Sequence[str], cwd: Path, env: Mapping[str, str],
               memory_limit: int) -> WarmProcess:
@@ -50,10 +67,10 @@ class WarmServer:
         out, err = os.path.join(self.files, f"{n}.out"), os.path.join(self.files, f"{n}.err")
         request = {"argv": argv, "cwd": str(cwd), "env": dict(env), "memory_limit": memory_limit,
                    "out": out, "err": err}
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(request).encode() + b"\n")
         self.proc.stdin.flush()
-        reply = json.loads(self.proc.stdout.readline() or b'{"error": "the warm server died"}')
+        reply = self.reply() or {}
         if "pid" not in reply:
             raise OSError(reply.get("error", "the warm server did not start the run"))
         return WarmProcess(self, reply["pid"], out, err)
@@ -76,12 +93,10 @@ class WarmProcess:
 
     def communicate(self, timeout: float | None = None) -> tuple[bytes, bytes]:
         if self.returncode is None:
-            stdout = self.server.proc.stdout
-            assert stdout is not None
-            ready, _, _ = select.select([stdout], [], [], timeout)
-            if not ready:
+            reply = self.server.reply(timeout)
+            if reply is None:
                 raise subprocess.TimeoutExpired(["warm", MODULE], timeout or 0.0)
-            self.returncode = int(json.loads(stdout.readline() or b'{"status": -9}')["status"])
+            self.returncode = int(reply["status"])
         data = []
         for name in (self.out, self.err):
             with open(name, "rb") as f:

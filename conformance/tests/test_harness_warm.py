@@ -90,3 +90,11 @@ def test_the_tree_watch_sees_what_a_snapshot_sees(tmp_path: Path) -> None:
         assert watch.since(watch.mark()) == []
     finally:
         watch.close()
+
+
+def test_runs_that_end_at_once_are_not_lost(server, tmp_path: Path) -> None:
+    """A run can end before its start is acknowledged, both replies in one read of the pipe."""
+    empty = tmp_path / "empty.t7"
+    empty.write_bytes(b"")
+    runs = [run_reader(REFERENCE, empty, launch=server.start, time_limit=10) for _ in range(30)]
+    assert {(r.outcome, r.code) for r in runs} == {("rejected", "truncated")}, [r.summary() for r in runs]
