@@ -3,8 +3,10 @@
 
 ``kaitai_reader.py PATH`` prints PATH's canonical description; exit 1 with one stderr line
 ``<code>: <message>`` when the file is malformed (codes: the closed set of reference_impl/torchfmt/errors.py,
-read as data), exit 2 ``unsupported: <feature>`` for what it declines, exit 3 ``internal-error: ...`` for
-its own bugs (so the suite counts them as failures).  It never imports torchfmt: every byte layout is
+read as data), exit 2 ``unsupported: <feature>`` for what it declines.  Its own bugs keep the contract
+(spec/canonical.md#canonical-reader-cli): an unexpected exception is exit 2 ``unsupported: internal-error
+(...; a reader bug)``, a MemoryError or RecursionError exit 1 ``limit-exceeded``, an unreadable path exit 2
+``unsupported: unreadable-path``.  It never imports torchfmt: every byte layout is
 read by ksy/generated/ (the grammars of ksy/*.ksy), and the package ``kaitai/`` beside this file holds
 only what a grammar cannot say: the pickle stack machine (pickle_vm.py) and the allowlisted rebuild
 functions (rebuild.py), the .t7 reference table and detection (t7.py), the .pt containers' semantics
@@ -100,10 +102,18 @@ def read(path: str) -> dict[str, Any]:
         return describe(fmt, objects)
 
 
+def _quote(e: BaseException) -> str:
+    """A short, safe quote of an exception's first argument (never ``str(e)``: the repr of a file's deep
+    value may itself recurse)."""
+    arg = e.args[0] if e.args else ""
+    text = arg if isinstance(arg, str) else type(arg).__name__
+    return " ".join(text.split())[:120]
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: kaitai_reader.py PATH", file=sys.stderr)
-        return 3
+        print("unsupported: usage: kaitai_reader.py PATH", file=sys.stderr)
+        return 2
     from kaitai.failure import Decline, Reject
 
     result: dict[str, Any] = {}
@@ -116,11 +126,15 @@ def main(argv: list[str]) -> int:
         except Decline as e:
             result["exit"] = (2, f"unsupported: {e.feature}")
         except RecursionError:
-            result["exit"] = (1, "limit-exceeded: the file nests deeper than this reader's stack")
+            result["exit"] = (1, "limit-exceeded: Python RecursionError while reading (the reader's own limits "
+                                 "did not stop it first: a reader bug)")
         except MemoryError:
-            result["exit"] = (1, "limit-exceeded: out of memory")
+            result["exit"] = (1, "limit-exceeded: Python MemoryError while reading (the reader's own limits "
+                                 "did not stop it first: a reader bug)")
+        except OSError as e:  # the path, not the bytes
+            result["exit"] = (2, f"unsupported: unreadable-path ({e.strerror or type(e).__name__})")
         except BaseException as e:  # noqa: BLE001 - a bug of this reader, never a traceback
-            result["exit"] = (3, f"internal-error: {type(e).__name__}: {e}")
+            result["exit"] = (2, f"unsupported: internal-error ({type(e).__name__}: {_quote(e)}; a reader bug)")
 
     sys.setrecursionlimit(RECURSION_LIMIT)
     threading.stack_size(STACK_SIZE)
@@ -130,7 +144,7 @@ def main(argv: list[str]) -> int:
     if "text" in result:
         sys.stdout.write(result["text"] + "\n")
         return 0
-    status, line = result.get("exit", (3, "internal-error: no result"))
+    status, line = result.get("exit", (2, "unsupported: internal-error (no result; a reader bug)"))
     sys.stderr.write(" ".join(line.split()) + "\n")
     return status
 

@@ -157,7 +157,9 @@ def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 
 def test_command_line_contract(tmp_path: Path) -> None:
-    """Exit 0 + one JSON document; exit 1 + one ``<code>: ...`` line; exit 3 for its own failures."""
+    """Exit 0 + one JSON document; exit 1 + one ``<code>: ...`` line; exit 2 + one ``unsupported: ...``
+    line for what is not a file format problem (spec/canonical.md#canonical-reader-cli): never another
+    status, even for its own failures."""
     path, _ = _case("t7-binary/table-nested")
     ok = _run(str(path))
     assert ok.returncode == 0 and json.loads(ok.stdout)["format"] == "t7-binary"
@@ -169,9 +171,26 @@ def test_command_line_contract(tmp_path: Path) -> None:
         r = _run(str(f))
         assert (r.returncode, r.stdout) == (1, "")
         assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"{code}: ")
-    broken = _run(str(tmp_path))  # a folder: not a file format problem, the reader's own failure
-    assert broken.returncode == 3 and broken.stdout == ""
-    assert broken.stderr.count("\n") == 1 and broken.stderr.startswith("internal-error: ")
+    folder = _run(str(tmp_path))  # a folder: not a file format problem
+    assert folder.returncode == 2 and folder.stdout == ""
+    assert folder.stderr.count("\n") == 1 and folder.stderr.startswith("unsupported: unreadable-path (")
+    usage = _run()
+    assert usage.returncode == 2 and usage.stderr.startswith("unsupported: ")
+
+
+def test_a_reader_bug_keeps_the_contract(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """An unexpected exception is exit 2 ``unsupported: internal-error (...)``, a RecursionError or
+    MemoryError exit 1 ``limit-exceeded``: one line, never a traceback, never exit 3."""
+    path, _ = _case("t7-binary/table-nested")
+    for exc, status, start in ((KeyError("torch.strided"), 2, "unsupported: internal-error (KeyError: torch.strided"),
+                               (RecursionError("deep"), 1, "limit-exceeded: "),
+                               (MemoryError(), 1, "limit-exceeded: ")):
+        def boom(_path: str, exc: BaseException = exc) -> dict[str, Any]:
+            raise exc
+        monkeypatch.setattr(kaitai_reader, "read", boom)
+        assert kaitai_reader.main(["kaitai_reader.py", str(path)]) == status
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(start), err
 
 
 def test_never_imports_torchfmt() -> None:
