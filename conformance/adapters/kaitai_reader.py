@@ -134,7 +134,8 @@ def main(argv: list[str]) -> int:
         except OSError as e:  # the path, not the bytes
             result["exit"] = (2, f"unsupported: unreadable-path ({e.strerror or type(e).__name__})")
         except BaseException as e:  # noqa: BLE001 - a bug of this reader, never a traceback
-            result["exit"] = (2, f"unsupported: internal-error ({type(e).__name__}: {_quote(e)}; a reader bug)")
+            result["exit"] = (2, f"unsupported: internal-error ({type(e).__name__}: {_quote(e)}; "
+                                 "a reader bug)")
 
     sys.setrecursionlimit(RECURSION_LIMIT)
     threading.stack_size(STACK_SIZE)
@@ -144,7 +145,7 @@ def main(argv: list[str]) -> int:
     if "text" in result:
         sys.stdout.write(result["text"] + "\n")
         return 0
-    status, line = result.get("exit", (2, "unsupported: internal-error (no result; a reader bug)"))
+    status, line = result.get("exit", (2, "unsupported: internal-error (no result: a reader bug)"))
     sys.stderr.write(" ".join(line.split()) + "\n")
     return status
 

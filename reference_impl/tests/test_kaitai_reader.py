@@ -178,11 +178,13 @@ def test_command_line_contract(tmp_path: Path) -> None:
     assert usage.returncode == 2 and usage.stderr.startswith("unsupported: ")
 
 
-def test_a_reader_bug_keeps_the_contract(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_reader_bug_keeps_the_contract(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     """An unexpected exception is exit 2 ``unsupported: internal-error (...)``, a RecursionError or
     MemoryError exit 1 ``limit-exceeded``: one line, never a traceback, never exit 3."""
     path, _ = _case("t7-binary/table-nested")
-    for exc, status, start in ((KeyError("torch.strided"), 2, "unsupported: internal-error (KeyError: torch.strided"),
+    bug = "unsupported: internal-error (KeyError: torch.strided"
+    for exc, status, start in ((KeyError("torch.strided"), 2, bug),
                                (RecursionError("deep"), 1, "limit-exceeded: "),
                                (MemoryError(), 1, "limit-exceeded: ")):
         def boom(_path: str, exc: BaseException = exc) -> dict[str, Any]:
