@@ -125,12 +125,9 @@ def main(argv: list[str]) -> int:
             result["exit"] = (1, f"{e.code}: {e.message}")
         except Decline as e:
             result["exit"] = (2, f"unsupported: {e.feature}")
-        except RecursionError:
-            result["exit"] = (1, "limit-exceeded: Python RecursionError while reading (the reader's own limits "
-                                 "did not stop it first: a reader bug)")
-        except MemoryError:
-            result["exit"] = (1, "limit-exceeded: Python MemoryError while reading (the reader's own limits "
-                                 "did not stop it first: a reader bug)")
+        except (RecursionError, MemoryError) as e:
+            result["exit"] = (1, f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own "
+                                 "limits did not stop it first: a reader bug)")
         except OSError as e:  # the path, not the bytes
             result["exit"] = (2, f"unsupported: unreadable-path ({e.strerror or type(e).__name__})")
         except BaseException as e:  # noqa: BLE001 - a bug of this reader, never a traceback
