@@ -30,17 +30,17 @@ doc-ref: spec/pt-legacy.md#pt-legacy-magic
 seq:
   - id: magic_number
     type: python_pickle
-    doc: The magic number pickle.
-    doc-ref: spec/pt-legacy.md#pt-legacy-magic
+    doc: |
+      The magic number pickle: an int pushed by LONG1 (torch writes the ten bytes
+      6c fc 9c 46 f9 20 6a a8 50 19), LONG4 or LONG ("119547037146038801333356L") just before STOP.  Its
+      value is the reader's check: the same int may be written with padding (LONG1 zero bytes after
+      the sign byte), which a byte comparison here would refuse.
     valid:
       expr: |
         _.ops.size >= 2 and (
-          (_.ops[_.ops.size - 2].code == python_pickle::opcode::long1
-           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value
-               == [0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19])
-          or (_.ops[_.ops.size - 2].code == python_pickle::opcode::long
-           and _.ops[_.ops.size - 2].arg.as<python_pickle::decimal_line>.value
-               == "119547037146038801333356L"))
+          _.ops[_.ops.size - 2].code == python_pickle::opcode::long1
+          or _.ops[_.ops.size - 2].code == python_pickle::opcode::long4
+          or _.ops[_.ops.size - 2].code == python_pickle::opcode::long)
   - id: protocol_version
     type: python_pickle
     doc: The int 1001.

@@ -96,7 +96,10 @@ def read(path: str) -> dict[str, Any]:
         elif head[257:262] == b"ustar":
             fmt, objects = pt.read_tar(f)
         elif head[0] == 0x80 or head[:1] in (b"L", b"\x8a"):
-            fmt, objects = pt.read_legacy(f, size)
+            if pt.is_tar_header(head):  # torch's tarfile takes it first (spec/pt-legacy.md#pt-legacy-magic)
+                fmt, objects = pt.read_tar(f)
+            else:
+                fmt, objects = pt.read_legacy(f, size)
         else:
             return t7.read_t7(f, size, head)
         return describe(fmt, objects)

@@ -40,7 +40,7 @@ class PytorchLegacy(KaitaiStruct):
     def _read(self):
         self.magic_number = python_pickle.PythonPickle(self._io)
         _ = self.magic_number
-        if not  ((len(_.ops) >= 2) and ( (( ((_.ops[len(_.ops) - 2].code == python_pickle.PythonPickle.Opcode.long1) and (_.ops[len(_.ops) - 2].arg.value == b"\x6C\xFC\x9C\x46\xF9\x20\x6A\xA8\x50\x19")) ) or ( ((_.ops[len(_.ops) - 2].code == python_pickle.PythonPickle.Opcode.long) and (_.ops[len(_.ops) - 2].arg.value == u"119547037146038801333356L")) )) )) :
+        if not  ((len(_.ops) >= 2) and ( ((_.ops[len(_.ops) - 2].code == python_pickle.PythonPickle.Opcode.long1) or (_.ops[len(_.ops) - 2].code == python_pickle.PythonPickle.Opcode.long4) or (_.ops[len(_.ops) - 2].code == python_pickle.PythonPickle.Opcode.long)) )) :
             raise kaitaistruct.ValidationExprError(self.magic_number, self._io, u"/seq/0")
         self.protocol_version = python_pickle.PythonPickle(self._io)
         self.sys_info = python_pickle.PythonPickle(self._io)

@@ -19,7 +19,7 @@ import torch_t7_ascii
 from kaitaistruct import KaitaiStream
 
 from .describe import describe
-from .facts import BY_T7_CLASS, DType
+from .facts import BY_T7_CLASS, DType, limits
 from .failure import Decline, Reject, from_kaitai
 from .values import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 
@@ -28,9 +28,13 @@ HINT_ENV = {"mode": "TORCHFMT_T7_MODE", "long_size": "TORCHFMT_T7_LONG_SIZE",
 ASCII_START = frozenset(b" \t\n\v\f\r+-0123456789")
 FUNCTION_KINDS = {"function": "function", "legacy_recur_function": "legacy_recursive",
                   "recur_function": "recursive"}
-MAX_NDIM = 64
+#: spec/canonical.md's reader-limits table (spec/t7.md#t7-limits, #t7-tensor).
+LIMITS = limits()
+MAX_NDIM = LIMITS["T7_NDIM"]
 #: Composite objects (tables, torch objects, functions) open at once (spec/t7.md#t7-limits: at least 1,000).
-MAX_NESTING = 1_024
+MAX_NESTING = LIMITS["T7_DEPTH"]
+#: Objects a stream may begin, back-references included (spec/t7.md#t7-limits).
+MAX_OBJECTS = LIMITS["T7_OBJECTS"]
 #: What the generated t7 parsers raise on bad input (a negative count fails the grammar's own ``valid``).
 _PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
 
@@ -80,7 +84,7 @@ _INT_TOKEN = re.compile(r"[+-]?[0-9]+")
 _LUA_NUMBER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)",
                          re.ASCII)
 #: Nesting of tables, torch objects, functions and tds.Vec lists, as described (spec/t7.md#t7-limits).
-MAX_T7_NESTING = 1_024
+MAX_T7_NESTING = MAX_NESTING
 
 
 def _is_lua_number(text: str) -> bool:
@@ -170,6 +174,7 @@ class Builder:
         self.big = big
         self.index: dict[int, Any] = {}
         self.longs_read = False
+        self.objects = 0
 
     # -- scalars of either grammar ------------------------------------------------------------------
     def _int(self, x: Any) -> int:
@@ -185,6 +190,9 @@ class Builder:
 
     # -- objects --------------------------------------------------------------------------------------
     def value(self, o: Any) -> Any:
+        self.objects += 1
+        if self.objects > MAX_OBJECTS:
+            raise Reject("limit-exceeded", f"the stream holds more than {MAX_OBJECTS} objects")
         tc = o.type_code.name
         if tc == "nil":
             return None
@@ -519,7 +527,7 @@ class _Attempt:
                 raise Reject("truncated", "the stream holds no object")
             self.longs_read = b.longs_read
             _check_nesting(values)
-            self.description = describe(f"t7-{mode}", values)
+            self.description = describe(f"t7-{mode}", values, depth_limit=None)  # measured just above
         except (Reject, Decline) as e:
             self.reach = io.pos()
             self.error = e
