@@ -80,6 +80,12 @@ ACCEPT = [
     "t7-ascii/ascii-tensor-half-2x3",
     "pt-zip/python-str-lone-surrogate",  # BINUNICODE bytes decoded with surrogatepass
     "pt-legacy/python-str-lone-surrogate-torch1.13",
+    "pt-zip/adv-hard-key-size-then-tuple",  # keys merge as Python's: torch.Size equals its tuple
+    "pt-zip/adv-hard-key-numbers-merge",  # 1, 1.0, True and complex(1, 0) are one key
+    "pt-zip/adv-hard-complex-of-an-int",  # normal forms
+    "pt-zip/adv-hard-size-of-a-list",
+    "pt-zip/adv-zip-name-upper-case-data-pkl",  # pytorch_zip.ksy: a .PKL record is a pickle too
+    "pt-legacy/adv-legacy-padded-head-pickles",  # pytorch_legacy.ksy: padding after the magic's ten bytes
 ]
 
 
@@ -121,6 +127,14 @@ REJECT = [
     "pt-zip/adv-pickle-frame-beyond-record",
     "pt-legacy/reject-bad-magic",
     "pt-legacy/adv-storage-count-below-pid",
+    "pt-tar/adv-tar-v7-header-over-legacy-stream",  # a V7 tar header: the tar path, as torch's tarfile
+    "pt-zip/adv-hard-deep-frozenset",  # nesting refused when FROZENSET runs, before hashing
+    "pt-zip/adv-hard-long4-over-limit-past-end",  # the limit wins over the bytes
+    "pt-zip/adv-hard-node-bomb-tuples",
+    "pt-zip/adv-hard-escape-bomb",  # JSON text bytes, escapes counted
+    "pt-zip/adv-hard-view-hash-bomb",
+    "pt-zip/adv-hard-surrogate-pair-str",
+    "pt-zip/adv-hard-int-leading-zero",
 ]
 
 
@@ -228,6 +242,17 @@ def test_dtype_table_agrees_with_the_project() -> None:
         return (d.name, d.itemsize, d.swap_unit, d.storage_class, d.t7_class, d.quantized, d.per_byte)
 
     assert [row(d) for d in facts.DTYPES.values()] == [row(d) for d in project_dtypes.DTYPES]
+
+
+def test_every_reader_limit_is_read_from_the_table() -> None:
+    """Each limit of spec/canonical.md's reader-limits table is the project's (torchfmt/limits.py) and
+    is used by this reader by its name, never as a copied number."""
+    from torchfmt import limits as project_limits
+
+    table = facts.limits()
+    assert table == {lim.name: lim.value for lim in project_limits.LIMITS}
+    sources = "".join(p.read_text(encoding="utf-8") for p in (ADAPTER.parent / "kaitai").glob("*.py"))
+    assert [name for name in table if f'"{name}"' not in sources] == []
 
 
 def test_error_codes_are_read_from_errors_py() -> None:
