@@ -18,15 +18,15 @@ repetitions (t7 ``stream``, pickle ``ops``) one item at a time so that each is g
 the next is parsed, and after a grammar failure looks at the fields of the half-read objects (the
 generated parsers keep no partial result) so that the first problem in reading order is the one reported.
 
-Misses: none (``pytest conformance/test_cases.py --reader kaitai``: accept 485/485 — committed 437/437,
-corpus 48/48 —, reject 269/271, impl 13/13, declined 2: the two class headers ``V <30,000 digits>x``
-below).  Lone surrogates in a pickle's str arguments are read since python_pickle.ksy keeps those
+Misses: none but two declines (conformance/results/kaitai.json, ``python conformance/matrix.py --readers
+kaitai``: every committed and corpus case passes except the two class headers ``V <30,000 digits>x``
+declined below).  Lone surrogates in a pickle's str arguments are read since python_pickle.ksy keeps those
 arguments as bytes and the pickle machine decodes them with ``surrogatepass``
 (spec/pickle.md#pickle-protocols); a high surrogate followed by a low one is ``bad-value``
 (spec/canonical.md#canonical-surrogates).  Every budget and limit is read from spec/canonical.md's
 reader-limits table (kaitai/facts.py ``limits()``).
 
-Known limits the suite does not reach (same cause: what the grammar fixes):
+Known limits (same cause: what the grammar fixes):
 
 - t7 ascii: torch7 skips any whitespace before a number; torch_t7_ascii.ksy accepts exactly the single
   spaces and newlines the writer puts there (a final number without its newline is ``truncated``).
