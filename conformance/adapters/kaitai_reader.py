@@ -18,23 +18,21 @@ repetitions (t7 ``stream``, pickle ``ops``) one item at a time so that each is g
 the next is parsed, and after a grammar failure looks at the fields of the half-read objects (the
 generated parsers keep no partial result) so that the first problem in reading order is the one reported.
 
-Misses: none but two declines (conformance/results/kaitai.json, ``python conformance/matrix.py --readers
-kaitai``: every committed and corpus case passes except the two class headers ``V <30,000 digits>x``
-declined below).  Lone surrogates in a pickle's str arguments are read since python_pickle.ksy keeps those
-arguments as bytes and the pickle machine decodes them with ``surrogatepass``
-(spec/pickle.md#pickle-protocols); a high surrogate followed by a low one is ``bad-value``
-(spec/canonical.md#canonical-surrogates).  Every budget and limit is read from spec/canonical.md's
-reader-limits table (kaitai/facts.py ``limits()``).
+Misses: none (conformance/results/kaitai.json, ``python conformance/matrix.py --readers kaitai``: every
+committed and corpus case passes).  Lone surrogates in a pickle's str arguments are read since
+python_pickle.ksy keeps those arguments as bytes and the pickle machine decodes them with
+``surrogatepass`` (spec/pickle.md#pickle-protocols); a high surrogate followed by a low one is
+``bad-value`` (spec/canonical.md#canonical-surrogates).  Every budget and limit is read from
+spec/canonical.md's reader-limits table (kaitai/facts.py ``limits()``).
 
 Known limits (same cause: what the grammar fixes):
 
 - t7 ascii: torch7 skips any whitespace before a number; torch_t7_ascii.ksy accepts exactly the single
   spaces and newlines the writer puts there (a final number without its newline is ``truncated``).
-- t7 class header ``V <x>`` whose ``<x>`` is no Lua number: the grammar takes every ``V `` header for a
-  version and the next string for the class name; this reader declines such a file, though
-  spec/t7.md#t7-custom-write requires reading it as a generic class (cases
-  ``t7-*/adv-t7-*class-header-30k-digits``).  Class names are
-  read as ASCII (a UTF-8 name outside ASCII is ``bad-value``).
+- t7 class header ``V <x>``: the grammars take every ``V `` header for a version; while a stream is read,
+  kaitai/t7.py's ``lua_versions`` makes their ``has_version`` also ask that ``<x>`` be a Lua number
+  (spec/t7.md#t7-class-version), which no Kaitai expression can say.  Class names are read as ASCII
+  (a UTF-8 name outside ASCII is ``bad-value``).
 - zip: an end record followed by a comment, or a zip64 end record with extensible data reaching past
   the file, fail the grammar's fixed layout (``bad-container`` / ``truncated``).
 - legacy streams whose ``sys_info`` says big-endian with a big-endian storage count: the grammar reads

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
@@ -269,10 +271,7 @@ class Builder:
 
     def torch(self, body: Any, idx: int) -> Any:
         name = body.class_name
-        version = body.version if body.has_version else None
-        if version is not None and not _is_lua_number(version):
-            raise Decline(f"t7 class header 'V {version[:20]}' whose version is no number (torch_t7.ksy "
-                          "takes every 'V ' header for a version; torch7 reads it as a class name)")
+        version = body.version if body.has_version else None  # a Lua number (lua_versions)
         if not name:
             raise Reject("bad-value", "empty class name")
         kind, dtype, device = _class_info(name)
@@ -559,8 +558,41 @@ def _check_nesting(values: list[Any]) -> None:
         stack.extend((k, depth + 1) for k in reversed(kids))
 
 
+@contextmanager
+def lua_versions() -> Iterator[None]:
+    """While a stream is read, the grammars' ``has_version`` also asks that the text after ``V `` be a
+    number Lua's ``tonumber`` accepts, as torch7 does (spec/t7.md#t7-class-version): a header ``V <x>``
+    that is no number is the class name of a generic class (#t7-custom-write).  No Kaitai expression
+    can say "a Lua number"; torch_t7.ksy and torch_t7_ascii.ksy take every ``V `` header for a version.
+    Restored afterwards: other users of the generated parsers see the grammars as they are."""
+    classes = (torch_t7.TorchT7.Stream.TorchObject, torch_t7_ascii.TorchT7Ascii.TorchObject)
+    originals = [cls.__dict__["has_version"] for cls in classes]
+
+    def wrap(grammar: property) -> property:
+        def has_version(self: Any) -> bool:
+            if "_m_lua_version" not in self.__dict__:
+                text = self.version_or_class.value
+                self._m_lua_version = bool(grammar.fget(self)) and _is_lua_number(text[2:])
+                self._m_has_version = self._m_lua_version  # what the grammar's other instances read
+            return self._m_lua_version
+        return property(has_version, doc=grammar.__doc__)
+
+    for cls, original in zip(classes, originals, strict=True):
+        cls.has_version = wrap(original)
+    try:
+        yield
+    finally:
+        for cls, original in zip(classes, originals, strict=True):
+            cls.has_version = original
+
+
 def read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
     """The description of a .t7 stream: hints first, else detection (spec/t7.md#t7-detect)."""
+    with lua_versions():
+        return _read_t7(f, size, head)
+
+
+def _read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
     h = hints()
     if size == 0:
         raise Reject("truncated", "empty file")
