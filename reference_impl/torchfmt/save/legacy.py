@@ -13,8 +13,8 @@ from typing import Any, BinaryIO
 
 from ..model import Storage
 from ..pt.legacy import MAGIC_NUMBER, PROTOCOL_VERSION
-from .pickler import Pickler, dumps
-from .reduce import StorageKeys, reduce, storage_bytes, storage_type
+from .pickler import Pickler, PicklingError, dumps
+from .reduce import StorageKeys, global_reduce, reduce, storage_bytes, storage_type
 from .zip import chunks
 
 #: What torch 2.13 on a little-endian 64-bit Linux host writes (``struct.calcsize`` of ``=h``, ``=i``,
@@ -30,12 +30,16 @@ def write_legacy(obj: Any, f: BinaryIO) -> None:
     def persistent_id(o: Any) -> tuple[Any, ...] | None:
         if not isinstance(o, Storage):
             return None
+        if o.dtype.storage_class is None:
+            raise PicklingError(f"pt-legacy cannot hold {o.dtype.name} elements: the dtype has no typed "
+                                "storage class and torch 2.13 cannot load an UntypedStorage from a legacy "
+                                "stream (spec/pt-legacy.md#pt-legacy-write); write pt-zip")
         stype, numel = storage_type(o)
         return ("storage", stype, keys.key(o), o.device, numel, None)
 
     for head in (MAGIC_NUMBER, PROTOCOL_VERSION, SYS_INFO):
         f.write(dumps(head))
-    Pickler(f.write, persistent_id, reduce).dump(obj)
+    Pickler(f.write, persistent_id, reduce, global_reduce).dump(obj)
     ordered = sorted(keys.storages(), key=lambda ks: ks[0])  # torch sorts its str keys
     f.write(dumps([k for k, _ in ordered]))
     for _, storage in ordered:

@@ -55,8 +55,10 @@ class Pickler:
     is not a plain Python one."""
 
     def __init__(self, write: Callable[[bytes], Any], persistent_id: Callable[[Any], Any],
-                 reduce: Callable[[Any], Reduce]) -> None:
+                 reduce: Callable[[Any], Reduce],
+                 global_reduce: Callable[[Global], Reduce | None] = lambda g: None) -> None:
         self.write = write
+        self.global_reduce = global_reduce
         self.persistent_id = persistent_id
         self.reduce = reduce
         self.memo: dict[int, tuple[int, Any]] = {}
@@ -134,7 +136,7 @@ class Pickler:
         elif t in (set, frozenset):
             self._reduce(Reduce(Global("builtins", t.__name__), (list(obj),)), obj)
         elif t is Global:
-            self._global(obj)
+            self._global_value(obj)
         elif t is Reduce:
             self._reduce(obj, obj.source)
         else:
@@ -162,6 +164,19 @@ class Pickler:
         module = PY2_MODULES.get(g.module, g.module)
         self.write(OP["GLOBAL"] + f"{module}\n{g.name}\n".encode())
         self.values[("global", g)] = self._put(g)
+
+    def _global_value(self, g: Global) -> None:
+        """A global as a value: itself, or the reduction ``global_reduce`` gives (a torch layout)."""
+        r = self.global_reduce(g)
+        if r is None:
+            self._global(g)
+            return
+        known = self.values.get(("value", g))
+        if known is not None:
+            self._get(known)
+            return
+        self._reduce(r, None)
+        self.values[("value", g)] = self.next_memo - 1
 
     def _tuple(self, obj: tuple[Any, ...]) -> None:
         if id(obj) in self._open_tuples:

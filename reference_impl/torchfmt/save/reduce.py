@@ -30,6 +30,7 @@ from ..model import (
     Tensor,
     TorchObject,
 )
+from ..pt.rebuild import LAYOUTS
 from .pickler import PicklingError, Reduce
 
 UNTYPED = Global("torch.storage", "UntypedStorage")
@@ -157,6 +158,14 @@ def _sparse(t: SparseTensor) -> Reduce:
 def _meta(t: MetaTensor, requires_grad: bool) -> Reduce:
     return Reduce(_utils("_rebuild_meta_tensor_no_storage"),
                   (Global("torch", t.dtype.name), tuple(t.shape), tuple(t.stride), requires_grad))
+
+
+def global_reduce(g: Global) -> Reduce | None:
+    """A torch layout pickles as ``torch.serialization._get_layout("torch.<name>")``; other globals
+    (dtypes, qschemes) as themselves."""
+    if g.module == "torch" and g.name in LAYOUTS:
+        return Reduce(Global("torch.serialization", "_get_layout"), (f"torch.{g.name}",))
+    return None
 
 
 def reduce(obj: Any) -> Reduce:

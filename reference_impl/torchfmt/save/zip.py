@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 from ..model import Storage
 from .pickler import Pickler
-from .reduce import StorageKeys, reduce, storage_bytes, storage_type
+from .reduce import StorageKeys, global_reduce, reduce, storage_bytes, storage_type
 from .zipwriter import ALIGNMENT, CHUNK, ZipWriter
 
 FORMAT_VERSION = b"1"
@@ -64,7 +64,7 @@ def write_zip(obj: Any, f: BinaryIO, root: str) -> None:
         return ("storage", stype, keys.key(o), o.device, numel)
 
     pickle: list[bytes] = []
-    Pickler(pickle.append, persistent_id, reduce).dump(obj)
+    Pickler(pickle.append, persistent_id, reduce, global_reduce).dump(obj)
     zw = ZipWriter(f, ALIGNMENT)
     names: list[str] = []
 
