@@ -3,7 +3,8 @@
 Every record is stored (method 0) under ``<root>/<name>``.  Its local header has version 0, flags
 ``0x0808`` (a data descriptor follows the data; UTF-8 names), time and date 0, CRC and sizes 0, and
 an extra field ``FB`` of ``Z`` bytes that pads the data to a multiple of the alignment; a data
-descriptor (``PK\\x07\\x08``, CRC-32, sizes) follows the data.  The central directory repeats each
+descriptor (``PK\\x07\\x08``, CRC-32, sizes) follows the data (an empty record has flags
+``0x0800`` and no descriptor).  The central directory repeats each
 entry with its CRC and sizes and no extra field; a zip64 end record and its locator always precede the
 end record.  Records of 4 GiB or more, or beyond 4 GiB into the file, carry zip64 extra fields as miniz
 writes them.
@@ -20,6 +21,7 @@ from typing import BinaryIO
 ALIGNMENT = 64
 _U32 = 0xFFFFFFFF
 _FLAGS = 0x0808
+_EMPTY_FLAGS = 0x0800
 _LOCAL = struct.Struct("<4sHHHHHIIIHH")
 _CENTRAL = struct.Struct("<4sHHHHHHIIIHHHHHII")
 _DESCRIPTOR = struct.Struct("<4sIII")
@@ -37,6 +39,7 @@ class _Entry:
     offset: int
     crc: int
     size: int
+    flags: int
 
 
 class ZipWriter:
@@ -71,7 +74,8 @@ class ZipWriter:
                 (struct.pack("<Q", offset) if offset >= _U32 else b"")
             zip64 = struct.pack("<HH", 1, len(body)) + body
         extra = zip64 + self.padding(len(raw), size)
-        self._write(_LOCAL.pack(b"PK\x03\x04", 45 if zip64 else 0, _FLAGS, 0, 0, 0, 0, 0, 0, len(raw),
+        flags = _FLAGS if size else _EMPTY_FLAGS
+        self._write(_LOCAL.pack(b"PK\x03\x04", 45 if zip64 else 0, flags, 0, 0, 0, 0, 0, 0, len(raw),
                                 len(extra)) + raw + extra)
         crc = 0
         written = 0
@@ -81,11 +85,13 @@ class ZipWriter:
             self._write(chunk)
         if written != size:
             raise ValueError(f"record {name!r}: {written} bytes written, {size} announced")
-        if size >= _U32 or offset >= _U32:
+        if not size:
+            pass  # miniz writes no data descriptor after an empty record
+        elif size >= _U32 or offset >= _U32:
             self._write(_DESCRIPTOR64.pack(b"PK\x07\x08", crc, size, size))
         else:
             self._write(_DESCRIPTOR.pack(b"PK\x07\x08", crc, size, size))
-        self.entries.append(_Entry(raw, offset, crc, size))
+        self.entries.append(_Entry(raw, offset, crc, size, flags))
 
     def bytes_record(self, name: str, data: bytes) -> None:
         self.record(name, [data], len(data))
@@ -100,7 +106,7 @@ class ZipWriter:
                 (struct.pack("<Q", e.offset) if far else b"")
             extra = struct.pack("<HH", 1, len(body)) + body if body else b""
             size32 = _U32 if big else e.size
-            self._write(_CENTRAL.pack(b"PK\x01\x02", 0, 45 if extra else 0, _FLAGS, 0, 0, 0, e.crc, size32,
+            self._write(_CENTRAL.pack(b"PK\x01\x02", 0, 45 if extra else 0, e.flags, 0, 0, 0, e.crc, size32,
                                       size32, len(e.name), len(extra), 0, 0, 0, 0,
                                       _U32 if far else e.offset) + e.name + extra)
         cd_size = self.pos - start
@@ -112,4 +118,5 @@ class ZipWriter:
                                min(start, _U32), 0))
 
     def crcs(self) -> list[int]:
-        return [e.crc for e in self.entries]
+        """The CRC-32 of each non-empty record, in write order (torch combines no empty record's)."""
+        return [e.crc for e in self.entries if e.size]
