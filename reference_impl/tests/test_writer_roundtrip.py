@@ -26,14 +26,14 @@ from typing import Any
 import numpy as np
 import pytest
 import torchfmt
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from torchfmt import save
 from torchfmt.describe import describe_document
 from torchfmt.model import Document, LuaTable, Storage, Tensor, TorchObject
-from torchfmt.save import save
-from torchfmt.save.pickler import PicklingError
-from torchfmt.save.t7 import T7Writer
 from torchfmt.t7.encodings import Hints
+from torchfmt.writer.pickler import PicklingError
+from torchfmt.writer.t7 import T7Writer
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
@@ -215,7 +215,7 @@ def test_torch113_reads_what_it_read(tmp_path: Path) -> None:
             same += 1
     print(f"torch 1.13: {same} of {loaded} written files it could load as originals round trip")
     assert loaded > 100
-    assert failures == []
+    assert failures == [], "\n".join(failures)
 
 
 # -- .t7 ------------------------------------------------------------------------------------------
@@ -381,6 +381,7 @@ _LUA_LEAVES = st.one_of(st.booleans(), st.floats(allow_nan=False), st.text(max_s
 def test_random_lua_trees_round_trip(tree: Any, tensors: list[Tensor], mode: str, tmp_path: Path) -> None:
     views_table = LuaTable([(float(i + 1), t) for i, t in enumerate(tensors)])
     table = LuaTable([("tree", _as_lua(tree)), ("views", views_table), ("same", views_table)])
+    assume(mode == "binary" or not _payload_nans([table]))  # ascii prints NaNs as words, as torch7 does
     out = tmp_path / "h.t7"
     save(table, out, "t7", t7_mode=mode)
     again = describe_document(torchfmt.open_document(out, _written_hints(mode)))
@@ -403,7 +404,7 @@ def _as_lua(v: Any) -> Any:
 
 _SLOW_WRITER = textwrap.dedent("""
     import sys, numpy as np
-    from torchfmt.save import save
+    from torchfmt import save
     save({"big": np.ones(1 << 27, dtype=np.float32)}, sys.argv[1], sys.argv[2])
 """)
 

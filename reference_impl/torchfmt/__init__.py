@@ -4,7 +4,9 @@ Public API (spec/canonical.md):
 
 - :func:`open_document` reads a file into a :class:`~torchfmt.model.Document` (variant + objects);
 - :func:`load` returns the first object, as ``torch.load`` would;
-- :func:`describe` returns the canonical description as a JSON-ready ``dict``.
+- :func:`describe` returns the canonical description as a JSON-ready ``dict``;
+- :func:`save` writes what :func:`load` returns (and plain Python values, numpy arrays) as ``pt-zip``,
+  ``pt-legacy`` or ``t7`` (:mod:`torchfmt.writer`).
 
 Nothing from a file is ever executed.  Storages are views into an mmap of the file where the byte order
 allows, and nothing is read until asked for; a zip file is read through bounded windows and its storage
@@ -24,9 +26,10 @@ from .errors import ERROR_CODES, FormatError, Unsupported
 from .model import Document
 from .t7.encodings import Hints
 from .windows import FileWindows
+from .writer import save
 
 __all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "describe", "load",
-           "open_document", "read_bytes"]
+           "open_document", "read_bytes", "save"]
 
 
 def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None, *,
