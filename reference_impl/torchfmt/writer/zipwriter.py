@@ -70,12 +70,13 @@ class ZipWriter:
         offset = self.pos
         zip64 = b""
         if size >= _U32 or offset >= _U32:
-            body = (struct.pack("<QQ", size, size) if size >= _U32 else b"") + \
+            # miniz's local zip64 field: the size, a compressed size of 0 (the descriptor has it), the offset
+            body = (struct.pack("<QQ", size, 0) if size >= _U32 else b"") + \
                 (struct.pack("<Q", offset) if offset >= _U32 else b"")
             zip64 = struct.pack("<HH", 1, len(body)) + body
         extra = zip64 + self.padding(len(raw), size)
         flags = _FLAGS if size else _EMPTY_FLAGS
-        self._write(_LOCAL.pack(b"PK\x03\x04", 45 if zip64 else 0, flags, 0, 0, 0, 0, 0, 0, len(raw),
+        self._write(_LOCAL.pack(b"PK\x03\x04", 0, flags, 0, 0, 0, 0, 0, 0, len(raw),
                                 len(extra)) + raw + extra)
         crc = 0
         written = 0
@@ -106,7 +107,7 @@ class ZipWriter:
                 (struct.pack("<Q", e.offset) if far else b"")
             extra = struct.pack("<HH", 1, len(body)) + body if body else b""
             size32 = _U32 if big else e.size
-            self._write(_CENTRAL.pack(b"PK\x01\x02", 0, 45 if extra else 0, e.flags, 0, 0, 0, e.crc, size32,
+            self._write(_CENTRAL.pack(b"PK\x01\x02", 0, 0, e.flags, 0, 0, 0, e.crc, size32,
                                       size32, len(e.name), len(extra), 0, 0, 0, 0,
                                       _U32 if far else e.offset) + e.name + extra)
         cd_size = self.pos - start
