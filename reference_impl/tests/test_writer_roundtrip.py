@@ -445,6 +445,26 @@ def test_killed_writer_leaves_the_destination_intact(fmt: str, tmp_path: Path) -
 
 
 @pytest.mark.spec("pt-zip.md#pt-zip-write-atomic")
+@pytest.mark.parametrize("fmt", ["pt-zip", "pt-legacy", "t7"])
+def test_big_storage_streams_from_its_source(fmt: str, tmp_path: Path) -> None:
+    """A 256 MiB storage read from a file is written without a second copy in memory (numpy's
+    allocations are traced by tracemalloc)."""
+    import tracemalloc
+
+    src = tmp_path / "big.pt"
+    save({"w": np.ones(1 << 26, dtype=np.float32)}, src)
+    obj = torchfmt.load(src)
+    tracemalloc.start()
+    try:
+        save(obj if fmt != "t7" else obj["w"], tmp_path / "out", fmt)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
+    assert (tmp_path / "out").stat().st_size > 1 << 28
+
+
+@pytest.mark.spec("pt-zip.md#pt-zip-write-atomic")
 def test_failed_write_leaves_no_trace(tmp_path: Path) -> None:
     dest = tmp_path / "x.pt"
     dest.write_bytes(b"old")

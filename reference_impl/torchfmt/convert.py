@@ -247,12 +247,15 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
             report.aliases[name] = kept[id(t)]
             continue
         kept[id(t)] = name
-        arr = np.array(torch_view(t).numpy(), copy=True, order="C")  # contiguous, aliasing nothing
-        arrays[name] = arr.reshape(t.shape) if arr.size else arr.reshape(torch_view(t).shape)
+        view = torch_view(t)
+        arrays[name] = np.array(view.numpy(), copy=True, order="C").reshape(view.shape)  # aliasing nothing
     if report.aliases:
         meta["torchfmt.aliases"] = json.dumps(report.aliases)
     report.tensors = len(arrays)
-    data = st_save(arrays, metadata=meta or None)
+    try:
+        data = st_save(arrays, metadata=meta or None)
+    except (ValueError, TypeError, KeyError) as e:  # a dtype safetensors' numpy side has no name for
+        raise ConvertError(f"safetensors cannot hold these tensors: {e}") from None
     with atomic_file(path) as f:
         f.write(data)
 
