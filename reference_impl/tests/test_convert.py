@@ -114,6 +114,22 @@ def test_legacy_to_zip_and_back(tmp_path: Path) -> None:
         assert compare(original, td.describe(td.torch_load(path, True).obj, "pt")) == []
 
 
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("pt-zip.md#pt-zip-write")
+def test_old_cuda_legacy_file_to_zip(tmp_path: Path) -> None:
+    """A PyTorch 0.4 legacy file with cuda:0 storages (corpus tier) converts to a zip file that torch
+    loads as it loads the original, storage locations kept."""
+    source = corpus_root() / "pt" / "wild" / "legacy_torch0.4.1_allennlp_atis_cuda0.th"
+    loaded = td.torch_load(source, True)
+    original = td.describe(loaded.obj, "pt", locations=loaded.locations)
+    out = tmp_path / "z.pt"
+    convert(str(source), str(out))
+    again = td.torch_load(out, True)
+    assert compare(original, td.describe(again.obj, "pt", locations=again.locations)) == []
+    assert "cuda:0" in json.dumps(original)
+
+
 @pytest.mark.spec("t7.md#t7-convert")
 def test_state_dict_to_safetensors(tmp_path: Path) -> None:
     safetensors = pytest.importorskip("safetensors.numpy")

@@ -1,9 +1,10 @@
 """The reference writer judged by real readers (spec/pt-zip.md#pt-zip-write,
 spec/pt-legacy.md#pt-legacy-write, spec/t7.md#t7-write).
 
-For every committed ``.pt`` accept case: ``torchfmt.load`` -> ``torchfmt.save`` (pt-zip and pt-legacy) ->
-``torch.load(weights_only=True)`` gives the description torch 2.13 gives of the original (compared by
-spec/canonical.md#canonical-comparison), and so does Debian's torch 1.13 where it loads the original.
+For every ``.pt`` accept case (committed and corpus tier): ``torchfmt.load`` -> ``torchfmt.save`` (pt-zip
+and pt-legacy) -> ``torch.load(weights_only=True)`` gives the description torch 2.13 gives of the original
+(compared by spec/canonical.md#canonical-comparison), and so does Debian's torch 1.13 where it can
+represent the object.
 For every ``.t7`` accept case (committed and corpus tier): our reader describes the written file (binary
 and ascii) as it describes the source, and torchfile reads the binary one as it reads the source.
 Hypothesis writes random trees and views and has torch read them back.
@@ -63,7 +64,9 @@ def _clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
 
 
-PT_CASES = [c for c in committed_cases() if c.category == "accept" and c.format in ("pt-zip", "pt-legacy")]
+#: Every .pt accept case: committed, and of the corpus tier (PyTorch 0.2-1.10 files, read in place).
+PT_CASES = [c for c in committed_cases() + corpus_cases()
+            if c.category == "accept" and c.format in ("pt-zip", "pt-legacy")]
 T7_CASES = [c for c in committed_cases() + corpus_cases()
             if c.category == "accept" and c.format.startswith("t7-")]
 PT_FORMATS = ("pt-zip", "pt-legacy")
