@@ -352,7 +352,9 @@ def views(draw: st.DrawFn, dtypes: list[Any], lua: bool) -> list[Tensor]:
             if math.prod(shape) and reach >= numel:
                 continue
             offset = draw(st.integers(0, max(0, numel - 1 - max(reach, 0)))) if numel else 0
-            out.append(Tensor(dtype, shape, stride, offset, storage, lua=lua))
+            # torch shares no empty storage (spec/tensors.md#tensors-storage): each view gets its own
+            own = storage if numel else Storage(dtype, 0, data=np.zeros(0, dtype=dtype.numpy))
+            out.append(Tensor(dtype, shape, stride, offset, own, lua=lua))
     return out
 
 
