@@ -26,7 +26,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 
@@ -51,9 +50,9 @@ PER_KIND = 3
 _worker: Worker | None = None
 _seen: dict[str, int] = {}
 _prefix = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("-artifact_prefix=")), "./")
-#: Where each input is written for torch: memory, not disk (writing a file in /tmp cost milliseconds).
-_TMP = os.environ.get("TORCHFMT_FUZZ_TMP", "/dev/shm" if os.path.isdir("/dev/shm") else "/tmp")
-_folder = Path(_TMP) / f"torchfmt-fuzz-diff-{os.getpid()}"
+#: Where torch's worker keeps its folder, and each input is written for it: memory, not disk (writing a
+#: file in /tmp cost milliseconds).  The worker removes it when the fuzzer exits.
+_TMP = os.environ.get("TORCHFMT_FUZZ_TMP", "/dev/shm" if os.path.isdir("/dev/shm") else None)
 counts: dict[str, int] = {}
 
 
@@ -61,10 +60,8 @@ def _torch() -> Worker:
     global _worker
     if _worker is None:
         seconds = float(os.environ.get("TORCHFMT_DIFF_TORCH_SECONDS", TORCH_SECONDS))
-        _worker = Worker("torch", seconds, persistent=True)
+        _worker = Worker("torch", seconds, persistent=True, root=_TMP)
         _worker.start()
-        _folder.mkdir(parents=True, exist_ok=True)
-        atexit.register(shutil.rmtree, _folder, True)
         atexit.register(_worker.stop)
     return _worker
 
@@ -96,7 +93,7 @@ def test_one_input(data: bytes) -> None:
     if len(data) > MAX_DIFF_INPUT or len(data) > MAX_INPUT or not data:
         return
     worker = _torch()
-    path = _folder / "input.pt"
+    path = worker.scratch() / "input.pt"
     path.write_bytes(data)
     worker.begin(path)  # torch reads it while the reference does
     ref = reference_run(data)
@@ -120,8 +117,10 @@ def test_one_input(data: bytes) -> None:
 
 def _report() -> None:
     """The verdicts so far, in ``<artifact_prefix>differential-counts.json`` (with the torch workers
-    started after a crash, a time-out or a memory recycle under ``"worker-restarts"``)."""
-    restarts = {"worker-restarts": _worker.restarts} if _worker is not None else {}
+    started after a crash, a time-out or a memory recycle under ``"worker-restarts"``, and the CPU seconds
+    torch's workers spent under ``"worker-cpu-seconds"``)."""
+    restarts = {"worker-restarts": _worker.restarts, "worker-cpu-seconds": round(_worker.cpu, 3)} \
+        if _worker is not None else {}
     Path(f"{_prefix}differential-counts.json").write_text(json.dumps({**counts, **restarts}, sort_keys=True)
                                                           + "\n")
 

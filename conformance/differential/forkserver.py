@@ -52,6 +52,9 @@ READERS = tuple(MEMORY)
 #: hostile file lives on in the memory the next one sees).
 RECYCLE_RSS = 1 << 30
 _PAGE = os.sysconf("SC_PAGE_SIZE")
+#: The worker's throwaway folder's name starts so; a worker whose client is gone (stdin at its end: a
+#: fuzzer exits without Python's clean-up) removes it.
+FOLDER_PREFIX = "torchfmt-diff-"
 
 
 # -- the worker (run as a script) ------------------------------------------------------------------
@@ -197,9 +200,17 @@ def _take(fd: int) -> bytes:
 def serve(reader: str, persistent: bool = False) -> None:  # pragma: no cover - runs in the worker process
     sys.path.insert(0, str(ROOT / "conformance"))
     run = _entry(reader)
-    if persistent:
-        _serve_inline(reader, run)
-        return
+    try:
+        (_serve_inline if persistent else _serve_forked)(reader, run)
+    finally:  # the client is gone or asked it to stop: its folder goes with it
+        folder = Path(os.environ.get("TMPDIR", "")).parent
+        if folder.name.startswith(FOLDER_PREFIX):
+            os.chdir("/")
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve_forked(reader: str, run) -> None:  # noqa: ANN001  # pragma: no cover - in the worker
+    """One forked child per file."""
     work = Path(os.environ.get("TMPDIR", tempfile.gettempdir()))
     n = 0
     for line in sys.stdin:
@@ -240,7 +251,7 @@ def _serve_inline(reader: str, run) -> None:  # noqa: ANN001  # pragma: no cover
         out, err = _take(files[0]), _take(files[1])
         recycle = _rss() > RECYCLE_RSS
         reply = {"status": -signal.SIGKILL if status is None else status, "seconds": time.monotonic() - start,
-                 "timed_out": status is None,
+                 "timed_out": status is None, "cpu": time.process_time(),
                  "stdout": len(out), "stderr": len(err), "recycle": recycle}
         replies.write(json.dumps(reply).encode() + b"\n" + out + err)
         replies.flush()
@@ -270,20 +281,27 @@ class Worker:
     #: code; C code that does not return by then gets the worker killed).
     GRACE_SECONDS = 5
 
-    def __init__(self, reader: str, timeout: float, persistent: bool = False) -> None:
+    def __init__(self, reader: str, timeout: float, persistent: bool = False,
+                 root: str | None = None) -> None:
+        """``root``: where the worker's throwaway folder is made (default: the temporary folder)."""
         assert reader in READERS, reader
         self.reader = reader
         self.timeout = timeout
         self.persistent = persistent
+        self.root = root
         self.proc: subprocess.Popen[bytes] | None = None
         self.folder = ""
         self.restarts = 0
         self._pending: tuple[Path, dict[str, str]] = (Path(), {})
         self._sent = False
         self._sent_at = 0.0
+        #: CPU seconds of persistent workers: those that ended, and the running one's at its last reply
+        #: (a killed worker's last seconds are not counted).
+        self.cpu_ended = 0.0
+        self.cpu_running = 0.0
 
     def start(self) -> None:
-        self.folder = tempfile.mkdtemp(prefix=f"torchfmt-diff-{self.reader}-")
+        self.folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{self.reader}-", dir=self.root)
         work = Path(self.folder) / "tmp"
         work.mkdir()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "TMPDIR": str(work),
@@ -299,7 +317,20 @@ class Worker:
             if not ready or self.proc.stdout.readline() != b"ready\n":
                 self.stop()
 
+    def scratch(self) -> Path:
+        """The running worker's throwaway folder (started first if none runs): a place for the files
+        it is sent, removed with it."""
+        self._ensure()
+        return Path(self.folder)
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds the persistent workers spent (up to their last replies)."""
+        return self.cpu_ended + self.cpu_running
+
     def stop(self) -> None:
+        self.cpu_ended += self.cpu_running
+        self.cpu_running = 0.0
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -379,6 +410,7 @@ class Worker:
             err = Path(r["stderr"]).read_bytes() if Path(r["stderr"]).exists() else b""
             for name in (r["stdout"], r["stderr"]):
                 Path(name).unlink(missing_ok=True)
+        self.cpu_running = r.get("cpu", 0.0)
         if r.get("recycle"):
             self.restarts += 1
             self.stop()
