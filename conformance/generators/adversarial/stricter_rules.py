@@ -108,6 +108,14 @@ def stricter_cases() -> list[AdvCase]:
          "_rebuild_tensor_v2 whose metadata argument is an empty list",
          "torch skips any falsy metadata and only then insists on a dict; the spec's argument kinds keep it "
          "to the dict torch writes")
+    latin2 = a.call(G("_codecs", "encode"), a.binunicode("\u0105"), a.binunicode("latin2"))
+    case("codecs-encoding", "stricter-codecs-encode-latin2",
+         rebuild_in_zip(a.program(_doc(("b", latin2))), {}),
+         ["bad-value"], ["pickle-reduce", "pickle-bytes"], ["pickle.md#pickle-rebuild"],
+         "_codecs.encode('\u0105', 'latin2'): torch looks the codec up by the file's name and loads b'\\xb1' "
+         "(found by the differential fuzz target)",
+         "a reader would look a codec up by a name the file gives and run it; protocols 0-2 write bytes "
+         "with latin-1 only")
     case("value-global-called", "stricter-torch-tensor-called",
          rebuild_in_zip(a.program(_doc(("t", a.call(G("torch", "Tensor"))))), {}),
          ["bad-pickle"], ["pickle-reduce"], ["pickle.md#pickle-globals"],
