@@ -15,15 +15,16 @@ the child; ``stdout``/``stderr``: files the client reads and removes).  :class:`
 it starts the worker in its own sandbox and restarts it when it dies.
 
 ``forkserver.py torch --persistent`` forks nothing: the worker itself runs the command on each file (its
-fds 1 and 2 pointed at the request's output files), under its own address-space limit, and says ``ready``
-once torch is imported.  A fork of a process that has imported torch costs tens of milliseconds; a file
-torch refuses costs about one, so the fuzz target (fuzz/fuzz_differential.py) uses this mode.  What a fresh
+fds 1 and 2 are in-memory files, whose bytes follow each reply line), under its own address-space limit,
+and says ``ready`` once torch is imported.  A fork of a process that has imported torch costs tens of
+milliseconds; a file torch refuses costs about one, so the fuzz target (fuzz/fuzz_differential.py) uses
+this mode.  What a fresh
 process would keep apart is kept apart: the environment is restored after each file, and a worker whose
 resident memory grows past :data:`RECYCLE_RSS` is replaced.  A timer stops a file at the time limit
 (status -9, ``timed_out``, as a killed child); a file whose C code does not return within
 ``Worker.GRACE_SECONDS`` more gets the worker killed, and a crash (a signal) is that file's reply; the next
-file then starts a new worker.  torch still only ever runs
-``weights_only=True`` (the torch adapter's ``main``).
+file then starts a new worker.  torch still only ever runs ``weights_only=True`` (the torch adapter's
+``main``).
 """
 
 from __future__ import annotations
