@@ -210,6 +210,19 @@ def stricter_cases() -> list[AdvCase]:
          "object still names",
          "torch fills only the storages the key list names and leaves any other storage the object names "
          "uninitialised (its values are whatever memory held)", fmt="pt-legacy")
+    view_pid = (a.tuple_(a.binunicode("storage"), G("torch", "FloatStorage"), a.binunicode("0"),
+                         a.binunicode("cpu"), a.integer(3),
+                         a.tuple_(a.binunicode("0v"), a.integer(0), a.integer(5))) + pickle.BINPERSID)
+    view_obj = a.program(_doc(("x", _v2(view_pid, (3,), (1,)))))
+    case("legacy-view-bounds", "stricter-legacy-view-past-storage",
+         wrap.in_legacy(view_obj, ["0"], wrap.storage_record(3, F32)),
+         ["out-of-bounds"], ["pickle-persistent-id", "pickle-reduce"],
+         ["pt-legacy.md#pt-legacy-persistent-id"],
+         "a legacy stream whose persistent id names the view ('0v', 0, 5) of its 3-element storage '0' (the "
+         "view form torch 0.1-0.3 wrote); the tensor views its first 3 elements",
+         "torch cuts the view with a slice of the storage, which stops at the storage's end, and loads a "
+         "view of 3 elements where the id says 5; the spec requires a view to lie inside its storage",
+         fmt="pt-legacy")
     magic = raw[spans[0][0]:spans[0][1]]
     assert magic[:1] == pickle.PROTO and magic[2:3] == pickle.LONG1, magic[:4]
     case("detect-first-bytes", "stricter-legacy-magic-after-mark",
