@@ -169,6 +169,17 @@ def stricter_cases() -> list[AdvCase]:
          "miniz ignores disk numbers; the spec requires a one-disk archive, so that no two zip readers see "
          "two directories")
     ms = sources.zip_members()
+    data = bytearray(_zip_with(ms + [rawzip.Member(f"{root}/extra", b"xy", usize=3)]))
+    entry = data.rfind(b"PK\x01\x02")  # the extra member's central entry, the last one
+    struct.pack_into("<H", data, entry + 12, 1)  # its modification time: 2 seconds past midnight
+    case("zip-stored-sizes", "stricter-zip-stored-sizes-differ-time-set", bytes(data),
+         ["bad-container"], [], ["pt-zip.md#pt-zip-container"],
+         f"torch's archive with one more stored member, {root}/extra, of compressed size 2 and size 3, "
+         "whose central entry has a modification time of 1 (2 seconds past midnight)",
+         "miniz checks that a stored entry's two sizes agree by reading the method and the time as one "
+         "32-bit number, so a stored entry with a time set escapes the check; the spec requires a stored "
+         "member's sizes to agree, so that no two readers read two lengths")
+    ms = sources.zip_members()
     extra = rawzip.Member(f"{root}/extra", b"xy", usize=40, local={"csize": 40}, central={"csize": 40})
     case("zip-member-bounds", "stricter-zip-extra-member-into-directory", _zip_with(ms + [extra]),
          ["out-of-bounds", "bad-container"], [], ["pt-zip.md#pt-zip-container"],
