@@ -213,6 +213,17 @@ def stricter_cases() -> list[AdvCase]:
          "(no type_sizes)",
          "torch reads sys_info and does not look at it; the spec checks the fields that say how the writer "
          "laid the storages out", fmt="pt-legacy")
+    count, body = records[-1]
+    wrapped = b"".join(wrap.storage_record(c, b) for c, b in records[:-1])
+    wrapped += wrap.storage_record(count + (1 << 62), body)
+    case("legacy-count-disagrees", "stricter-legacy-count-wraps",
+         wrap.in_legacy(obj, keys, wrapped),
+         ["bad-value", "out-of-bounds", "bad-length"], [], ["pt-legacy.md#pt-legacy-storages"],
+         f"torch's legacy stream whose last storage record counts {count} + 2^62 float32 elements (then "
+         f"the {count} elements torch wrote) where its persistent id says {count}",
+         "torch checks the count times the element size against the storage's bytes in 64-bit arithmetic, "
+         "which wraps: 4 x (n + 2^62) is 4n, and it reads n elements; the spec requires the count to equal "
+         "the persistent id's numel", fmt="pt-legacy")
     short = b"".join(wrap.storage_record(c, b) for c, b in records[:-1])
     case("legacy-key-list", "stricter-legacy-key-list-short",
          wrap.in_legacy(obj, keys[:-1], short),
