@@ -180,6 +180,37 @@ def stricter_cases() -> list[AdvCase]:
          "32-bit number, so a stored entry with a time set escapes the check; the spec requires a stored "
          "member's sizes to agree, so that no two readers read two lengths")
     ms = sources.zip_members()
+    extra = rawzip.Member(f"{root}/extra", b"not read")
+    data = bytearray(_zip_with(ms + [extra]))
+    data[extra.header_offset + 2:extra.header_offset + 4] = b"\x00\x00"
+    case("zip-local-headers", "stricter-zip-extra-member-no-local-header", bytes(data),
+         ["bad-container"], [], ["pt-zip.md#pt-zip-container"],
+         f"torch's archive with one more member, {root}/extra, whose local header signature PK\\x03\\x04 is "
+         "broken (PK\\x00\\x00): torch never reads the member (found by the differential fuzz target)",
+         "torch reads a local header only for a member it reads; the spec requires every member the central "
+         "directory names to have its local header, so that a tool that walks local headers sees the same "
+         "archive")
+    ms = sources.zip_members()
+    extra = rawzip.Member(f"{root}/extra", b"not read", local={"csize": 0xFFFFFFFF, "usize": 0xFFFFFFFF})
+    case("zip-local-headers", "stricter-zip-extra-member-local-sizes-ffffffff", _zip_with(ms + [extra]),
+         ["bad-container"], [], ["pt-zip.md#pt-zip-container"],
+         f"torch's archive with one more member, {root}/extra, whose local header gives its sizes as "
+         "0xFFFFFFFF with no zip64 extra field: torch never reads the member (found by the differential fuzz "
+         "target)",
+         "torch reads a local header only for a member it reads, and then only its name and extra lengths; "
+         "the spec requires a local header's sizes to be real, or in a zip64 extra field")
+    ms = sources.zip_members()
+    data = _zip_with(ms)
+    at = len(data) - 22  # the locator goes before the end record; the record it names overlaps it
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, at - 36, 1)
+    case("zip64-locator-ignored", "stricter-zip64-locator-without-record", data[:at] + locator + data[at:],
+         ["out-of-bounds", "bad-container"], [], ["pt-zip.md#pt-zip-container"],
+         "torch's archive with a zip64 end-of-central-directory locator before its end record, pointing 36 "
+         "bytes before itself, where no zip64 end record is (found by the differential fuzz target)",
+         "miniz ignores a locator whose zip64 end record it does not find and reads the plain end record; "
+         "the spec requires a locator to point at a zip64 end record before it, so that no two zip readers "
+         "see two directories")
+    ms = sources.zip_members()
     extra = rawzip.Member(f"{root}/extra", b"xy", usize=40, local={"csize": 40}, central={"csize": 40})
     case("zip-member-bounds", "stricter-zip-extra-member-into-directory", _zip_with(ms + [extra]),
          ["out-of-bounds", "bad-container"], [], ["pt-zip.md#pt-zip-container"],
