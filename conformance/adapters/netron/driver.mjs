@@ -115,8 +115,16 @@ class Describer {
         if (typeof v === 'number') return this.number(v);
         if (typeof v === 'bigint') return { type: 'int', value: v.toString() };
         if (typeof v === 'string') return { type: 'str', value: v };
-        if (v instanceof Uint8Array) return { type: 'bytes', hex: Buffer.from(v).toString('hex') };
+        if (v instanceof Uint8Array) return { type: 'bytes', hex: this.hex(v) };
         return this.t7 ? this.t7value(v) : this.ptvalue(v);
+    }
+
+    hex(v) {
+        // one string per byte array however often it is referenced: the description repeats it in full
+        // (spec/canonical.md), and only JSON.stringify's single output string need hold the repeats
+        if (!this.hexes) this.hexes = new Map();
+        if (!this.hexes.has(v)) this.hexes.set(v, Buffer.from(v).toString('hex'));
+        return this.hexes.get(v);
     }
 
     pairs(m) {
@@ -154,6 +162,8 @@ class Describer {
         if (t.is_sparse) throw new Decline('sparse tensors');
         const storage = t.storage();
         const dtype = t.dtype;
+        // netron accepted the file and built a tensor without a dtype (an untyped storage met twice)
+        if (!dtype || typeof dtype.itemsize !== 'function') throw new Decline('a tensor netron holds without a dtype');
         const itemsize = dtype.itemsize();
         const shape = t.size() || [];
         const stride = t.stride() || [];
@@ -380,8 +390,12 @@ async function main() {
     for (const o of objects) describer.count(o);
     const out = objects.map((o) => describer.emit(o));
     const text = JSON.stringify({ description_version: 0, format: fmt, objects: out, storages: describer.storages });
-    // exit only once the pipe has taken all of it (process.exit would cut a long write short)
-    await new Promise((resolve) => process.stdout.write(text, resolve));
+    // in 1 MiB pieces, each taken by the pipe before the next (one write of a description of hundreds of
+    // MB copies it whole outside V8's heap, past the harness's address-space limit); exit only once the
+    // pipe has taken all of it (process.exit would cut a long write short)
+    for (let at = 0; at < text.length; at += 1 << 20) {
+        await new Promise((resolve) => process.stdout.write(text.slice(at, at + (1 << 20)), resolve));
+    }
 }
 
 class NetronRefused extends Error {}
