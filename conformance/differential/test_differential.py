@@ -153,7 +153,7 @@ def test_deep_descriptions_parse() -> None:
 
 
 @pytest.fixture(scope="module")
-def persistent():
+def persistent(needs_torch):
     from differential.forkserver import Worker
 
     with Worker("torch", 30, persistent=True) as w:
