@@ -13,6 +13,18 @@ reads one JSON request per line on stdin, ``{"path", "timeout", "env"}``, and an
 ``{"status", "seconds", "timed_out", "stdout", "stderr"}`` (``status`` negative: the signal that ended
 the child; ``stdout``/``stderr``: files the client reads and removes).  :class:`Worker` is the client:
 it starts the worker in its own sandbox and restarts it when it dies.
+
+``forkserver.py torch --persistent`` forks nothing: the worker itself runs the command on each file (its
+fds 1 and 2 are in-memory files, whose bytes follow each reply line), under its own address-space limit,
+and says ``ready`` once torch is imported.  A fork of a process that has imported torch costs tens of
+milliseconds; a file torch refuses costs about one, so the fuzz target (fuzz/fuzz_differential.py) uses
+this mode.  What a fresh
+process would keep apart is kept apart: the environment is restored after each file, and a worker whose
+resident memory grows past :data:`RECYCLE_RSS` is replaced.  A timer stops a file at the time limit
+(status -9, ``timed_out``, as a killed child); a file whose C code does not return within
+``Worker.GRACE_SECONDS`` more gets the worker killed, and a crash (a signal) is that file's reply; the next
+file then starts a new worker.  torch still only ever runs ``weights_only=True`` (the torch adapter's
+``main``).
 """
 
 from __future__ import annotations
@@ -37,6 +49,13 @@ ROOT = HERE.parents[1]
 #: Address-space limit per child: the contract's 2 GiB for the reference; torch maps more of its own.
 MEMORY = {"reference": 2 << 30, "torch": 6 << 30}
 READERS = tuple(MEMORY)
+#: A persistent worker whose resident set passes this is replaced after the file (no state of one
+#: hostile file lives on in the memory the next one sees).
+RECYCLE_RSS = 1 << 30
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+#: The worker's throwaway folder's name starts so; a worker whose client is gone (stdin at its end: a
+#: fuzzer exits without Python's clean-up) removes it.
+FOLDER_PREFIX = "torchfmt-diff-"
 
 
 # -- the worker (run as a script) ------------------------------------------------------------------
@@ -129,9 +148,70 @@ def _wait(pid: int, timeout: float) -> tuple[int, bool]:
     return os.waitstatus_to_exitcode(status), timed_out
 
 
-def serve(reader: str) -> None:  # pragma: no cover - runs in the worker process
+def _rss() -> int:
+    with open("/proc/self/statm", "rb") as f:
+        return int(f.read().split()[1]) * _PAGE
+
+
+class _TimeLimit(BaseException):
+    """Raised in a persistent worker by the timer at a file's time limit (a BaseException: the
+    command's own ``except Exception`` must not take it for torch refusing the file)."""
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise _TimeLimit
+
+
+def _inline(run, path: str, env: dict[str, str], timeout: float) -> int | None:  # noqa: ANN001
+    """In a persistent worker: run the command on ``path`` as :func:`_child` would, in this process
+    (fds 1 and 2 are the worker's in-memory output files); ``None`` when the timer stopped it at
+    ``timeout`` seconds (Python code is stopped there; C code that holds on is the client's to kill)."""
+    saved = dict(os.environ)
+    status: object = 1
+    try:
+        os.environ.update(env)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            status = run(path)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _TimeLimit:
+        status = None
+    except SystemExit as e:
+        status = e.code if isinstance(e.code, int) else 1
+    except BaseException:  # noqa: BLE001 - what an uncaught exception does to a real process: a traceback
+        traceback.print_exc()
+        status = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.environ.clear()
+        os.environ.update(saved)
+    return status if isinstance(status, int) or status is None else 1
+
+
+def _take(fd: int) -> bytes:
+    """What was written to in-memory file ``fd`` since the last take; the file is emptied."""
+    data = os.pread(fd, os.fstat(fd).st_size, 0)
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return data
+
+
+def serve(reader: str, persistent: bool = False) -> None:  # pragma: no cover - runs in the worker process
     sys.path.insert(0, str(ROOT / "conformance"))
     run = _entry(reader)
+    try:
+        (_serve_inline if persistent else _serve_forked)(reader, run)
+    finally:  # the client is gone or asked it to stop: its folder goes with it
+        folder = Path(os.environ.get("TMPDIR", "")).parent
+        if folder.name.startswith(FOLDER_PREFIX):
+            os.chdir("/")
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _serve_forked(reader: str, run) -> None:  # noqa: ANN001  # pragma: no cover - in the worker
+    """One forked child per file."""
     work = Path(os.environ.get("TMPDIR", tempfile.gettempdir()))
     n = 0
     for line in sys.stdin:
@@ -149,6 +229,35 @@ def serve(reader: str) -> None:  # pragma: no cover - runs in the worker process
                  "stdout": out, "stderr": err}
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
+
+
+def _serve_inline(reader: str, run) -> None:  # noqa: ANN001  # pragma: no cover - in the worker
+    """The persistent loop.  Each reply is a JSON line (with ``stdout`` and ``stderr`` the byte counts)
+    followed by those bytes, on a private copy of fd 1; fds 1 and 2 are in-memory files, so that what C code
+    writes is caught as well (files on disk cost milliseconds per input)."""
+    replies = os.fdopen(os.dup(1), "wb")
+    files = os.memfd_create("stdout"), os.memfd_create("stderr")
+    os.dup2(files[0], 1)
+    os.dup2(files[1], 2)
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY[reader], MEMORY[reader]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGALRM, _alarm)
+    replies.write(b"ready\n")
+    replies.flush()
+    for line in sys.stdin:
+        req = json.loads(line)
+        _take(files[0]), _take(files[1])
+        start = time.monotonic()
+        status = _inline(run, req["path"], req.get("env", {}), float(req.get("timeout", 10)))
+        out, err = _take(files[0]), _take(files[1])
+        recycle = _rss() > RECYCLE_RSS
+        reply = {"status": -signal.SIGKILL if status is None else status, "seconds": time.monotonic() - start,
+                 "timed_out": status is None, "cpu": time.process_time(),
+                 "stdout": len(out), "stderr": len(err), "recycle": recycle}
+        replies.write(json.dumps(reply).encode() + b"\n" + out + err)
+        replies.flush()
+        if recycle:
+            return
 
 
 # -- the client ------------------------------------------------------------------------------------
@@ -169,27 +278,60 @@ class Worker:
 
     #: Seconds the worker may take to start (importing torch) before it counts as dead.
     START_SECONDS = 120
+    #: Seconds past the time limit a persistent worker has to stop a file itself (its timer stops Python
+    #: code; C code that does not return by then gets the worker killed).
+    GRACE_SECONDS = 5
 
-    def __init__(self, reader: str, timeout: float) -> None:
+    def __init__(self, reader: str, timeout: float, persistent: bool = False,
+                 root: str | None = None) -> None:
+        """``root``: where the worker's throwaway folder is made (default: the temporary folder)."""
         assert reader in READERS, reader
         self.reader = reader
         self.timeout = timeout
+        self.persistent = persistent
+        self.root = root
         self.proc: subprocess.Popen[bytes] | None = None
         self.folder = ""
         self.restarts = 0
+        self._pending: tuple[Path, dict[str, str]] = (Path(), {})
+        self._sent = False
+        self._sent_at = 0.0
+        #: CPU seconds of persistent workers: those that ended, and the running one's at its last reply
+        #: (a killed worker's last seconds are not counted).
+        self.cpu_ended = 0.0
+        self.cpu_running = 0.0
 
     def start(self) -> None:
-        self.folder = tempfile.mkdtemp(prefix=f"torchfmt-diff-{self.reader}-")
+        self.folder = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{self.reader}-", dir=self.root)
         work = Path(self.folder) / "tmp"
         work.mkdir()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "TMPDIR": str(work),
                "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONPATH": str(ROOT / "reference_impl")}
-        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), self.reader],
+        cmd = [sys.executable, str(Path(__file__).resolve()), self.reader]
+        self.proc = subprocess.Popen([*cmd, "--persistent"] if self.persistent else cmd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=work, env=env, start_new_session=True)
+        if self.persistent:  # wait for torch's import here, so that no file's time limit pays for it
+            assert self.proc.stdout is not None
+            ready, _, _ = select.select([self.proc.stdout], [], [], self.START_SECONDS)
+            if not ready or self.proc.stdout.readline() != b"ready\n":
+                self.stop()
+
+    def scratch(self) -> Path:
+        """The running worker's throwaway folder (started first if none runs): a place for the files
+        it is sent, removed with it."""
+        self._ensure()
+        return Path(self.folder)
+
+    @property
+    def cpu(self) -> float:
+        """CPU seconds the persistent workers spent (up to their last replies)."""
+        return self.cpu_ended + self.cpu_running
 
     def stop(self) -> None:
+        self.cpu_ended += self.cpu_running
+        self.cpu_running = 0.0
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
@@ -210,37 +352,89 @@ class Worker:
 
     def run(self, path: Path, env: dict[str, str] | None = None) -> Reply:
         """Run the reader's contract command on ``path`` (restarting a dead worker once)."""
-        for _ in (0, 1):
-            if self.proc is None or self.proc.poll() is not None:
-                if self.proc is not None:
-                    self.restarts += 1
-                self.stop()
-                self.start()
-            reply = self._ask(path, env or {})
+        self.begin(path, env)
+        return self.finish()
+
+    def begin(self, path: Path, env: dict[str, str] | None = None) -> None:
+        """Send ``path`` to the worker (started first if it is not running); :meth:`finish` answers.
+        The caller may work in between: the file is read meanwhile."""
+        self._pending = (Path(path), env or {})
+        self._sent = self._ensure() and self._send(*self._pending)
+
+    def finish(self) -> Reply:
+        """The reply to the file of :meth:`begin`."""
+        path, env = self._pending
+        for attempt in (0, 1):
+            if attempt or not self._sent:
+                self._sent = self._ensure() and self._send(path, env)
+            reply = self._receive() if self._sent else None
             if reply is not None:
                 return reply
             self.stop()
         return Reply(None, b"", b"the reader's worker died twice", 0.0)
 
-    def _ask(self, path: Path, env: dict[str, str]) -> Reply | None:
-        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
-        req = {"path": str(Path(path).resolve()), "timeout": self.timeout, "env": env}
+    def _ensure(self) -> bool:
+        """Whether a worker runs, starting one if none does."""
+        if self.proc is None or self.proc.poll() is not None:
+            if self.proc is not None:
+                self.restarts += 1
+            self.stop()
+            self.start()
+        return self.proc is not None
+
+    def _send(self, path: Path, env: dict[str, str]) -> bool:
+        assert self.proc is not None and self.proc.stdin is not None
+        req = {"path": str(path.resolve()), "timeout": self.timeout, "env": env}
         try:
             self.proc.stdin.write((json.dumps(req) + "\n").encode())
             self.proc.stdin.flush()
         except BrokenPipeError:
-            return None
-        ready, _, _ = select.select([self.proc.stdout], [], [], self.timeout + self.START_SECONDS)
+            return False
+        self._sent_at = time.monotonic()
+        return True
+
+    def _receive(self) -> Reply | None:
+        assert self.proc is not None and self.proc.stdout is not None
+        wait = self.timeout + (self.GRACE_SECONDS if self.persistent else self.START_SECONDS)
+        left = max(0.0, self._sent_at + wait - time.monotonic())
+        ready, _, _ = select.select([self.proc.stdout], [], [], left)
         line = self.proc.stdout.readline() if ready else b""
+        if self.persistent and not line:  # the file outlasted the limit, or crashed the worker
+            return self._ended(time.monotonic() - self._sent_at, timed_out=not ready)
         if not line:
             return None
         r = json.loads(line)
-        out = Path(r["stdout"]).read_bytes() if Path(r["stdout"]).exists() else b""
-        err = Path(r["stderr"]).read_bytes() if Path(r["stderr"]).exists() else b""
-        for name in (r["stdout"], r["stderr"]):
-            Path(name).unlink(missing_ok=True)
+        if self.persistent:  # the output follows the line
+            out, err = self._read_exactly(r["stdout"]), self._read_exactly(r["stderr"])
+        else:
+            out = Path(r["stdout"]).read_bytes() if Path(r["stdout"]).exists() else b""
+            err = Path(r["stderr"]).read_bytes() if Path(r["stderr"]).exists() else b""
+            for name in (r["stdout"], r["stderr"]):
+                Path(name).unlink(missing_ok=True)
+        self.cpu_running = r.get("cpu", 0.0)
+        if r.get("recycle"):
+            self.restarts += 1
+            self.stop()
         return Reply(r["status"], out, err, r["seconds"], r["timed_out"])
+
+    def _read_exactly(self, n: int) -> bytes:
+        assert self.proc is not None and self.proc.stdout is not None
+        data = self.proc.stdout.read(n)
+        if len(data) != n:
+            raise OSError(f"the {self.reader} worker's reply ended after {len(data)} of {n} bytes")
+        return data
+
+    def _ended(self, seconds: float, timed_out: bool) -> Reply:
+        """A persistent worker's file ended it: killed at the time limit, or a signal (what it wrote is
+        lost with it); the next file starts a new worker."""
+        assert self.proc is not None
+        if timed_out:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        status = self.proc.wait()
+        self.restarts += 1
+        self.stop()
+        return Reply(-signal.SIGKILL if timed_out else status, b"", b"", seconds, timed_out)
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(sys.argv[1], "--persistent" in sys.argv[2:])

@@ -133,7 +133,8 @@ def test_documented_rules_cite_the_spec_and_match_their_cases() -> None:
             try:
                 torchfmt.describe(next(folder.glob("data.*")))
             except (FormatError, Unsupported) as e:
-                assert documented.match(e.line()) == rule, (rule.id, case, e.line())
+                fmt = case.split("/", 1)[0]  # a rule may hold for some formats only
+                assert documented.match(e.line(), "reference", fmt) == rule, (rule.id, case, e.line())
             else:
                 raise AssertionError(f"{rule.id}: the reference accepts {case}")
 
@@ -149,3 +150,55 @@ def test_deep_descriptions_parse() -> None:
     while node:
         node, n = node[0], n + 1
     assert n == depth
+
+
+@pytest.fixture(scope="module")
+def persistent(needs_torch):
+    from differential.forkserver import Worker
+
+    with Worker("torch", 30, persistent=True) as w:
+        yield w
+
+
+@pytest.mark.spec("canonical.md#canonical-differential")
+def test_persistent_torch_worker_answers_as_forked_children(diff, persistent, bases) -> None:
+    """The fuzz target's worker (torch loaded in one process) answers each file as the harness's forked
+    children do: same status, same stdout, same stderr line."""
+    cases = ROOT / "conformance" / "cases"
+    files = [next(c for c in bases if c.id == "pt-zip/dtype-float32").path,
+             cases / "pt-zip" / "adv-pickle-stop-two-values" / "data.pt",
+             cases / "pt-legacy" / "adv-stricter-legacy-magic-after-mark" / "data.pt"]
+    for path in files:
+        forked, inline = diff.torch.run(path), persistent.run(path)
+        assert (inline.status, inline.stdout, inline.stderr) == (forked.status, forked.stdout, forked.stderr)
+    assert persistent.restarts == 0 and persistent.cpu > 0
+
+
+@pytest.mark.spec("canonical.md#canonical-differential")
+def test_persistent_torch_worker_survives_time_limits_and_crashes(persistent) -> None:
+    """A file past the time limit is stopped by the worker's timer (a broken run, no new worker); a worker
+    that dies while it reads a file gives that file a broken run, and the next file a new worker."""
+    import os
+    import signal
+
+    from differential.run import as_run
+
+    path = ROOT / "conformance" / "cases" / "pt-zip" / "dtype-float32" / "data.pt"
+    persistent.timeout = 1e-6
+    try:
+        reply = persistent.run(path)
+    finally:
+        persistent.timeout = 30
+    assert reply.timed_out and reply.status == -signal.SIGKILL and persistent.restarts == 0
+    assert as_run(reply, ["torch_reader.py"]).outcome == "broken"
+    assert persistent.run(path).status == 0
+    assert persistent.proc is not None
+    pid = persistent.proc.pid
+    os.kill(pid, signal.SIGSTOP)  # the file is sent to a worker that cannot answer, then killed
+    persistent.begin(path)
+    os.kill(pid, signal.SIGKILL)
+    reply = persistent.finish()
+    assert reply.status == -signal.SIGKILL and not reply.timed_out and persistent.restarts == 1
+    assert as_run(reply, ["torch_reader.py"]).outcome == "broken"
+    again = persistent.run(path)
+    assert again.status == 0 and b'"format": "pt-zip"' in again.stdout

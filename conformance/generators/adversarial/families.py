@@ -11,6 +11,7 @@ from . import (
     pickle_hardening,
     pickle_machine,
     rebuild_semantics,
+    stricter_rules,
     t7,
     tar,
     tensors,
@@ -29,6 +30,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "rebuild-semantics": rebuild_semantics.rebuild_cases,
     "zip-lookup": zip_lookup.zip_lookup_cases,
     "not-checkpoints": not_checkpoints.not_checkpoint_cases,
+    "stricter-rules": stricter_rules.stricter_cases,
 }
 #: Family name by module file name (as case provenance names it).
 MODULES: dict[str, str] = {
@@ -42,4 +44,5 @@ MODULES: dict[str, str] = {
     "rebuild_semantics.py": "rebuild-semantics",
     "zip_lookup.py": "zip-lookup",
     "not_checkpoints.py": "not-checkpoints",
+    "stricter_rules.py": "stricter-rules",
 }

@@ -165,6 +165,12 @@ def zip_lookup_cases() -> list[AdvCase]:
     case("zip-name-not-utf8", rawzip.build(ms).replace(b"/extraZ", b"/extra\x82"), ["bad-container"], [],
          "torch's archive with one more member, named archive/extra followed by the byte 0x82 (flag bit 11 "
          "clear: CP437 text, not UTF-8): torch reads every name as UTF-8 and refuses the archive")
+    ms = sources.zip_members()
+    next(m for m in ms if "/data/" in m.name).flags = 0x20
+    case("zip-patched-data-flag", rawzip.build(ms), ["bad-container"], [],
+         "torch's archive whose storage record data/0 has general purpose flag bit 5 (compressed patched "
+         "data) set in both headers: torch's miniz refuses to read the member (found by the differential "
+         "fuzz target)")
     ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
     ms.insert(0, rawzip.Member(ms[0].name.split("/", 1)[0] + "/model.json", b'{"protoVersion": "6"}'))
     out.append(AdvCase("pt-torchscript/adv-torchscript-model-json", rawzip.build(ms), ["bad-container"],

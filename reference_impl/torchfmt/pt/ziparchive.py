@@ -32,6 +32,7 @@ _LOCAL = struct.Struct("<4s5H3L2H")
 
 FLAG_ENCRYPTED = 0x0001
 FLAG_DATA_DESCRIPTOR = 0x0008
+FLAG_PATCHED = 0x0020  # compressed patched data: miniz refuses to read such a member
 FLAG_STRONG_ENCRYPTION = 0x0040
 FLAG_MASKED_LOCAL = 0x2000  # central directory encryption: miniz refuses the archive
 FLAG_UTF8 = 0x0800
@@ -210,6 +211,8 @@ def read_members(buf: Source) -> tuple[str, Records]:
         name = _name(raw, flags, pos)
         if flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_LOCAL):
             raise _fail(pos, f"member {name!r} is encrypted")
+        if flags & FLAG_PATCHED:
+            raise _fail(pos, f"member {name!r} is compressed patched data (flag bit 5)")
         if method == 0 and csize != usize:
             raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
         if disk != 0:  # miniz takes 0xFFFF as a disk number too (its zip64 value is never read): multi-disk
