@@ -35,10 +35,6 @@ def worker(path: str) -> int:
         print("unsupported: ptloader reads only zip checkpoints", file=sys.stderr)
         return 2
 
-    with zipfile.ZipFile(path) as archive:  # the test ptloader.load makes (is_torchscript_archive)
-        names = archive.namelist()
-    torchscript = any(n == "constants.pkl" or n.endswith("/constants.pkl") for n in names)
-
     def tensor(x: object) -> dict | None:
         if not isinstance(x, np.ndarray):
             return None
@@ -58,7 +54,11 @@ def worker(path: str) -> int:
         return names[type(x)], [], state  # made by NEWOBJ: the name is in ptloader's registry
 
     try:
-        doc = describe(ptloader.load(path), "pt-torchscript" if torchscript else "pt-zip", tensor, parts)
+        obj = ptloader.load(path)
+        with zipfile.ZipFile(path) as archive:  # opened as ptloader just did; its is_torchscript_archive test
+            names = archive.namelist()
+        torchscript = any(n == "constants.pkl" or n.endswith("/constants.pkl") for n in names)
+        doc = describe(obj, "pt-torchscript" if torchscript else "pt-zip", tensor, parts)
     except Unsupported as e:
         print(f"unsupported: {e}", file=sys.stderr)
         return 2
