@@ -24,9 +24,11 @@ RULES = (
     (r"[Tt]runcated|EOFError|[Uu]nexpected end|ran out of input|end of (file|data)", "truncated"),
     (r"BadZipFile|[Bb]ad magic|not a zip|CRC|zip", "bad-container"),
     (r"unsupported pickle protocol|invalid load key", "bad-magic"),
-    (r"out of (bounds|range)|exceeds|larger than|cannot reshape|shape mismatch|buffer is too small",
-     "out-of-bounds"),
-    (r"persistent|Memo value not found|KeyError", "bad-reference"),
+    (r"Could not locate checkpoint payload|is encrypted|compression method is not supported",
+     "bad-container"),
+    (r"out of (bounds|range)|exceeds|larger than|cannot reshape|shape mismatch|buffer is too small|"
+     r"incompatible with shape of requested array and size of buffer", "out-of-bounds"),
+    (r"persistent|Memo value not found|KeyError|Missing storage blob", "bad-reference"),
     (r"RecursionError|MemoryError|maximum recursion", "limit-exceeded"),
     (r"UnicodeDecodeError|codec can't decode", "bad-value"),
     (r"UnpicklingError|IndexError|pop from empty|MARK|STOP|opcode", "bad-pickle"),
@@ -59,11 +61,18 @@ def array_fields(a: np.ndarray) -> dict[str, Any]:
             "sha256": hashlib.sha256(data.tobytes()).hexdigest()}
 
 
-class Describer:
-    """Walks a returned object; ``tensor`` maps the reader's own tensor type to a node (or None)."""
+#: A reader's own stand-in for a pickled class instance, as (class name, args, state attributes), or None.
+ObjectParts = Callable[[Any], "tuple[str, list[Any], dict[str, Any]] | None"]
 
-    def __init__(self, tensor: Callable[[Any], dict[str, Any] | None]) -> None:
+
+class Describer:
+    """Walks a returned object; ``tensor`` maps the reader's own tensor type to a node (or None), ``parts``
+    takes the reader's own object type apart (an ``object`` node, spec/canonical.md#canonical-values)."""
+
+    def __init__(self, tensor: Callable[[Any], dict[str, Any] | None],
+                 parts: ObjectParts | None = None) -> None:
         self.tensor = tensor
+        self.parts = parts or (lambda x: None)
         self.seen: collections.Counter[int] = collections.Counter()
         self.named: dict[int, str] = {}
         self.keep: list[Any] = []
@@ -84,6 +93,12 @@ class Describer:
                     stack.extend(getattr(x, "__dict__", {}).values())
                 elif isinstance(x, (list, set, frozenset, tuple)):
                     stack.extend(x)
+            elif (parts := self.parts(x)) is not None:
+                self.seen[id(x)] += 1
+                self.keep.append(x)
+                if self.seen[id(x)] == 1:
+                    stack.extend(parts[1])
+                    stack.extend(parts[2].values())
 
     def value(self, x: Any) -> dict[str, Any]:
         shared = not isinstance(x, tuple) and self.seen.get(id(x), 0) > 1
@@ -93,7 +108,7 @@ class Describer:
         if shared:
             name = self.named[id(x)] = f"o{len(self.named)}"
         node = self._node(x)
-        if name is not None and node["type"] in ("list", "set", "dict", "ordered_dict", "tensor"):
+        if name is not None and node["type"] in ("list", "set", "dict", "ordered_dict", "tensor", "object"):
             node["id"] = name
         return node
 
@@ -129,13 +144,20 @@ class Describer:
             return {"type": "set", "items": [self.value(v) for v in x]}
         if isinstance(x, complex):
             raise Unsupported("a Python complex")
+        parts = self.parts(x)
+        if parts is not None:
+            cls, args, state = parts
+            items = [[self.value(k), self.value(v)] for k, v in state.items()]
+            return {"type": "object", "class": cls, "args": [self.value(a) for a in args],
+                    "state": {"type": "dict", "items": items} if state else None}
         cls = x if isinstance(x, type) else type(x)
         return {"type": "object", "class": f"{cls.__module__}.{cls.__qualname__}", "args": [], "state": None}
 
 
-def describe(obj: Any, fmt: str, tensor: Callable[[Any], dict[str, Any] | None]) -> dict[str, Any]:
+def describe(obj: Any, fmt: str, tensor: Callable[[Any], dict[str, Any] | None],
+             parts: ObjectParts | None = None) -> dict[str, Any]:
     """The description document, without ``storages`` (which these readers cannot express)."""
-    d = Describer(tensor)
+    d = Describer(tensor, parts)
     sys.setrecursionlimit(100_000)
     d.count(obj)
     return {"description_version": 0, "format": fmt, "objects": [d.value(obj)]}

@@ -6,57 +6,32 @@ Run when the libtorch program is built (``conformance/adapters/libtorch/setup``;
 
 from __future__ import annotations
 
-import functools
-
 import pytest
-from harness import readers
+from adapter_runs import verdict
 from harness.cases import CASES_DIR, load_case
-from harness.runner import run_reader
-from harness.verdict import judge
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 T7_CASE = min(p.name for p in (CASES_DIR / "t7-binary").iterdir() if not p.name.startswith("adv-"))
-
-
-@functools.cache
-def resolved(name: str) -> readers.Reader | str:
-    """The named reader, or why it is not built here (probed once per session)."""
-    try:
-        return readers.resolve(name)
-    except readers.UnknownReader as e:
-        return str(e)
-
-
-def outcome(name: str, case_id: str) -> tuple[str, str, str]:
-    """(verdict outcome, verdict kind, run message) of the reader ``name`` on a committed case."""
-    reader = resolved(name)
-    if isinstance(reader, str):
-        pytest.skip(reader)
-    case = load_case(CASES_DIR / case_id)
-    run = run_reader(reader.command, case.path, case.hints, extra_env=reader.env) \
-        if case.trusted or not reader.trusted_only else None
-    v = judge(case, run, declined_fails=False, inert=reader.inert, trusted_only=reader.trusted_only)
-    return v.outcome, v.kind, run.message if run else ""
 
 
 @pytest.mark.parametrize("case_id", ["pt-zip/dtype-float32", "pt-zip/dtype-complex128",
                                      "pt-zip/quantized-qint8-per-channel", "pt-zip/expanded-stride0",
                                      "pt-zip/neg-view"])
 def test_tensors_libtorch_reads_are_described_exactly(case_id: str) -> None:
-    assert outcome("libtorch", case_id)[:2] == ("pass", "pass")
+    assert verdict("libtorch", case_id)[:2] == ("pass", "pass")
 
 
 def test_a_state_dict_is_shown_failing_with_libtorchs_own_message() -> None:
     """torch::pickle_load turns collections.OrderedDict into None, then asserts: shown, not hidden."""
-    result, kind, message = outcome("libtorch", "pt-zip/state-dict-mlp")
+    result, kind, message = verdict("libtorch", "pt-zip/state-dict-mlp")
     assert (result, kind) == ("fail", "rejected-wrongly")
     assert message.startswith("bad-pickle: ") and "Expected GenericDict but got None" in message
 
 
 def test_libtorchs_errors_are_mapped_onto_the_closed_set() -> None:
-    assert outcome("libtorch", "pt-zip/adv-gadget-os-system") == (
+    assert verdict("libtorch", "pt-zip/adv-gadget-os-system") == (
         "pass", "pass", "unsafe-global: Unpickler found unknown type os.system")
-    result, _, message = outcome("libtorch", "pt-zip/protocol-4")
+    result, _, message = verdict("libtorch", "pt-zip/protocol-4")
     assert result == "fail" and message.startswith("bad-magic: Only Pickle protocol 2 is supported")
 
 
@@ -64,15 +39,15 @@ def test_what_libtorch_cannot_read_is_declined() -> None:
     for case_id, feature in [("pt-legacy/dtype-float32", "legacy-stream"),
                              ("pt-torchscript/torchscript-tiny", "torchscript-archive"),
                              (f"t7-binary/{T7_CASE}", "t7")]:
-        result, _, message = outcome("libtorch", case_id)
+        result, _, message = verdict("libtorch", case_id)
         assert result == "declined" and message.startswith(f"unsupported: {feature}"), (case_id, message)
 
 
 def test_libtorch_jit_reads_torchscript_archives_and_only_trusted_ones() -> None:
-    assert outcome("libtorch-jit", "pt-torchscript/torchscript-sequential")[:2] == ("pass", "pass")
+    assert verdict("libtorch-jit", "pt-torchscript/torchscript-sequential")[:2] == ("pass", "pass")
     # an adversarial case is never run: declined by the harness before any run
     untrusted = "pt-torchscript/adv-torchscript-as-checkpoint"
     assert not load_case(CASES_DIR / untrusted).trusted
-    assert outcome("libtorch-jit", untrusted) == ("declined", "declined", "")
-    result, _, message = outcome("libtorch-jit", "pt-zip/dtype-float32")
+    assert verdict("libtorch-jit", untrusted) == ("declined", "declined", "")
+    result, _, message = verdict("libtorch-jit", "pt-zip/dtype-float32")
     assert result == "declined" and "not a TorchScript archive" in message

@@ -5,40 +5,10 @@
 
 from __future__ import annotations
 
-import functools
-
 import pytest
-from harness import readers
-from harness.cases import CASES_DIR, Case, load_case
-from harness.runner import run_reader
-from harness.verdict import judge
+from adapter_runs import committed, verdict
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
-
-
-@functools.cache
-def resolved(name: str) -> readers.Reader | str:
-    """The named reader, or why it is not installed here (probed once per session)."""
-    try:
-        return readers.resolve(name)
-    except readers.UnknownReader as e:
-        return str(e)
-
-
-def verdict(name: str, case: Case) -> tuple[str, str, str]:
-    """(verdict outcome, verdict kind, run message) of the reader ``name`` on ``case``; a case that a
-    ``trusted_only`` reader must not see is never run."""
-    reader = resolved(name)
-    if isinstance(reader, str):
-        pytest.skip(reader)
-    run = run_reader(reader.command, case.path, case.hints, extra_env=reader.env) \
-        if case.trusted or not reader.trusted_only else None
-    v = judge(case, run, declined_fails=False, inert=reader.inert, trusted_only=reader.trusted_only)
-    return v.outcome, v.kind, run.message if run else ""
-
-
-def committed(case_id: str) -> Case:
-    return load_case(CASES_DIR / case_id)
 
 
 @pytest.mark.parametrize("case_id", ["pt-zip/dtype-float32", "pt-legacy/state-dict-mlp-torch1.13",
@@ -57,4 +27,4 @@ def test_torch113_refusals_are_mapped_onto_the_closed_set() -> None:
     assert result == "fail" and message.startswith("unsafe-global: UnpicklingError: Unsupported class "
                                                    "torch._utils._rebuild_qtensor"), message
     result, _, message = verdict("torch113", committed("pt-torchscript/torchscript-tiny"))
-    assert result == "declined" and message.startswith("unsupported: torchscript-archive")
+    assert result == "declined" and message.startswith("unsupported: torchscript-archive"), message

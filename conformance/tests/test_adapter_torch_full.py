@@ -5,41 +5,14 @@ runs wherever the suite runs (CI installs torch 2.13), and must never be given a
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
-from harness import readers
-from harness.cases import CASES_DIR, Case, load_case
-from harness.runner import CANARY, run_reader
-from harness.verdict import judge
+from adapter_runs import committed, verdict
+from harness.cases import Case
+from harness.runner import CANARY
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
-
-
-@functools.cache
-def resolved(name: str) -> readers.Reader | str:
-    """The named reader, or why it is not installed here (probed once per session)."""
-    try:
-        return readers.resolve(name)
-    except readers.UnknownReader as e:
-        return str(e)
-
-
-def verdict(name: str, case: Case) -> tuple[str, str, str]:
-    """(verdict outcome, verdict kind, run message) of the reader ``name`` on ``case``; a case that a
-    ``trusted_only`` reader must not see is never run."""
-    reader = resolved(name)
-    if isinstance(reader, str):
-        pytest.skip(reader)
-    run = run_reader(reader.command, case.path, case.hints, extra_env=reader.env) \
-        if case.trusted or not reader.trusted_only else None
-    v = judge(case, run, declined_fails=False, inert=reader.inert, trusted_only=reader.trusted_only)
-    return v.outcome, v.kind, run.message if run else ""
-
-
-def committed(case_id: str) -> Case:
-    return load_case(CASES_DIR / case_id)
 
 
 @pytest.mark.parametrize("case_id", ["pt-zip/state-dict-mlp", "pt-legacy/views-shared-storage",

@@ -2,9 +2,12 @@
 
 Run by the suite's Python, it re-runs itself with the Python of ptloader's own venv (made by ``setup``
 under ``$TORCHFMT_ADAPTERS_HOME/ptloader``).  ptloader reads zip checkpoints only (others are declined)
-and returns each tensor as a numpy view: dtype, shape, stride (numpy's, in elements) and the logical sha256
-come from it; ``storage_offset``, ``storage``, ``storages`` and ``requires_grad`` (dropped by its
-rebuild) are left out (adapter.yaml ``unexpressed``).  No check of ours is added.
+and returns each tensor as a numpy view of its storage's array: dtype, shape, stride (numpy's, in elements)
+and the logical sha256 come from it; ``storage_offset``, ``storage``, ``storages``, ``requires_grad`` and
+``parameter`` (both dropped by its rebuild functions) are left out (adapter.yaml ``unexpressed``).  A bare
+storage comes back as that array itself, which says nothing a tensor would not: declined.  A TorchScript
+archive (ptloader's own test: a ``constants.pkl``) is ``pt-torchscript``; its ``__torch__`` instances are
+ptloader's stand-in objects, described as ``object`` nodes with their state.  No check of ours is added.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ def worker(path: str) -> int:
 
     import numpy as np
     import ptloader
+    from ptloader import loader
     from pyobjects import Unsupported, array_fields, classify, describe  # type: ignore[import-not-found]
 
     if not zipfile.is_zipfile(path):
@@ -34,12 +38,27 @@ def worker(path: str) -> int:
     def tensor(x: object) -> dict | None:
         if not isinstance(x, np.ndarray):
             return None
+        if not isinstance(x.base, np.ndarray):  # a storage's own array (np.frombuffer), not a view of one
+            raise Unsupported("bare storages: ptloader returns a storage as a plain array, like a tensor")
         node = {"type": "tensor", **array_fields(x), "device": "cpu"}
         node["stride"] = [int(s) // x.itemsize for s in x.strides] if x.itemsize else list(x.strides)
         return node
 
+    def parts(x: object) -> tuple[str, list, dict] | None:
+        if not isinstance(x, loader._TorchScriptUnknown):
+            return None
+        state = dict(vars(x))
+        if "__torch_type__" in state:  # made through its __init__ (REDUCE): the name and args kept there
+            return state.pop("__torch_type__"), list(state.pop("args", [])), state
+        names = {cls: symbol for symbol, cls in loader._torchscript_object_types.items()}
+        return names[type(x)], [], state  # made by NEWOBJ: the name is in ptloader's registry
+
     try:
-        doc = describe(ptloader.load(path), "pt-zip", tensor)
+        obj = ptloader.load(path)
+        with zipfile.ZipFile(path) as archive:  # opened as ptloader just did; its is_torchscript_archive test
+            names = archive.namelist()
+        torchscript = any(n == "constants.pkl" or n.endswith("/constants.pkl") for n in names)
+        doc = describe(obj, "pt-torchscript" if torchscript else "pt-zip", tensor, parts)
     except Unsupported as e:
         print(f"unsupported: {e}", file=sys.stderr)
         return 2

@@ -30,10 +30,13 @@ def worker(path: str) -> int:
 
     with open(path, "rb") as f:
         head = f.read(1)
-    if not (zipfile.is_zipfile(path) or tarfile.is_tarfile(path) or head in (b"\x80", b"L", b"\x8a")):
+    try:  # the checks torch_load makes, in its order; if one raises, torch_load raises the same below
+        fmt = "pt-zip" if zipfile.is_zipfile(path) else "pt-tar" if tarfile.is_tarfile(path) else "pt-legacy"
+    except Exception:  # noqa: BLE001
+        fmt = "pt-tar"
+    if fmt == "pt-legacy" and head not in (b"\x80", b"L", b"\x8a"):
         print("unsupported: tinygrad reads only .pt (zip, tar or legacy pickle stream)", file=sys.stderr)
         return 2
-    fmt = "pt-zip" if zipfile.is_zipfile(path) else "pt-legacy"
 
     def tensor(x: object) -> dict | None:
         parameter = False
@@ -54,8 +57,13 @@ def worker(path: str) -> int:
         return 2
     except BaseException as e:  # noqa: BLE001 - every failure of the reader maps to a code
         text = " ".join(str(e).split())[:300]
-        # tinygrad stands a Dummy class in for every global outside its roots; calling it is its refusal
-        code = "unsafe-global" if "Dummy" in text else classify(e)
+        tb, where = e.__traceback__, ""
+        while tb is not None:
+            tb, where = tb.tb_next, tb.tb_frame.f_code.co_name
+        # tinygrad stands a Dummy class in for every global outside its roots (calling it is its refusal),
+        # and looks every torch global up in its own table (a KeyError in find_class: a global it refuses)
+        refused = "Dummy" in text or (isinstance(e, KeyError) and where == "find_class")
+        code = "unsafe-global" if refused else classify(e)
         print(f"{code}: tinygrad: {type(e).__name__}: {text}", file=sys.stderr)
         return 1
     import json

@@ -161,6 +161,7 @@ def main(path: str) -> int:
         text = " ".join(str(e).split())[:300]
         print(f"torchfile-error: {type(e).__name__}: {text}", file=sys.stderr)
         return 1
+    sys.setrecursionlimit(100_000)  # for the description's walk only: torchfile read with the default
     try:
         d = Describer()
         for o in objects:

@@ -14,8 +14,10 @@ ROOT = os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfm
 HOME = Path(ROOT) / "torchfile"
 PYTHON = HOME / "venv" / "bin" / "python"
 CODES = {"error": "truncated",  # struct.error: a short read
-         "EOFError": "truncated", "T7ReaderException": "bad-type-code", "NotImplementedError": "bad-value"}
-PT_MAGIC = (b"PK\x03\x04", b"\x80\x02\x8a", b"\x80")
+         "EOFError": "truncated", "T7ReaderException": "bad-type-code", "NotImplementedError": "bad-value",
+         "RecursionError": "limit-exceeded", "MemoryError": "limit-exceeded"}
+#: zip, pickle protocol 2+, and the legacy magic number pickled at protocol 0/1 (``L<digits>L``).
+PT_MAGIC = (b"PK\x03\x04", b"\x80\x02\x8a", b"\x80", b"L119547037146038801333356L")
 
 
 def main(argv: list[str]) -> int:
@@ -51,6 +53,7 @@ def main(argv: list[str]) -> int:
         print(f"{CODES.get(kind, 'bad-value')}: torchfile: {message}", file=sys.stderr)
         return 1
     last = err.splitlines()[-1] if err else f"driver exit status {proc.returncode}"
+    last = last.removeprefix("adapter error: ")
     print(f"adapter error: {last[:300]}", file=sys.stderr)
     return 3
 
