@@ -1,6 +1,7 @@
 """The ``torchfmt`` command (spec/canonical.md#canonical-reader-cli).
 
-``torchfmt dump PATH`` prints the description and exits 0; a malformed, unsafe or ambiguous file gets one
+``torchfmt dump PATH`` prints the description and exits 0 (``torchfmt inspect PATH`` a report for people,
+spec/inspect.md); a malformed, unsafe or ambiguous file gets one
 stderr line ``<code>: <message>`` and exit status 1; an unsupported feature one line
 ``unsupported: <feature>`` and exit status 2, as do a path it cannot read and its own bugs: no other
 exit status, ever.  ``.t7`` hints come from options or from the
@@ -22,17 +23,37 @@ from .t7.encodings import Hints
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="torchfmt", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="torchfmt", description=__doc__.splitlines()[0], epilog=_EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     dump = sub.add_parser("dump", help="print the canonical description of a .t7 or .pt file")
     dump.add_argument("path")
-    dump.add_argument("--mode", choices=["binary", "ascii"], help=".t7 hint: encoding mode")
-    dump.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
-    dump.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
+    _t7_hints(dump)
     dump.add_argument("--indent", type=int, default=None, help="pretty-print with this indent")
     dump.add_argument("--inert", action="store_true",
                       help="keep pickle globals outside the allowlist as opaque objects (never called)")
+    insp = sub.add_parser("inspect", help="what a file is, its contents, weights_only readiness and where "
+                                          "its bytes go (spec/inspect.md)")
+    insp.add_argument("path")
+    insp.add_argument("--json", action="store_true", help="print the report as JSON (spec/inspect.md#inspect-json)")
+    insp.add_argument("--depth", type=int, default=3, help="levels of the contents tree to show (default 3)")
+    _t7_hints(insp)
     return p
+
+
+def _t7_hints(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=["binary", "ascii"], help=".t7 hint: encoding mode")
+    p.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
+    p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
+
+
+_EPILOG = """commands:
+  dump PATH       the canonical description as JSON (the conformance contract)
+  inspect PATH    a report for people: what the file is, its tree, torch.load(weights_only=True)
+                  readiness and where every byte goes (--json for the stable JSON form)
+
+exit status: 0 read, 1 malformed or not a checkpoint, 2 unsupported or unreadable
+"""
 
 
 #: Top-level objects encoded by one call (a .t7 stream may hold a quarter million).
@@ -64,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
                                       byte_order=args.byte_order)
+    if args.command == "inspect":
+        return _inspect(args, hints)
     try:
         desc = describe(args.path, hints, inert=args.inert)
     except FormatError as e:
@@ -99,6 +122,38 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         sys.setrecursionlimit(limit)
     return 0
+
+
+def _inspect(args: argparse.Namespace, hints: Hints) -> int:
+    """``torchfmt inspect`` (spec/inspect.md#inspect-cli): the report on stdout whatever the outcome, the
+    one error line on stderr when the status is not 0."""
+    from .inspect import inspect, render
+
+    try:
+        report, status = inspect(args.path, hints, max(args.depth, 0))
+    except OSError as e:
+        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(args.path)})",
+              file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug of ours: one line all the same (spec/canonical.md#canonical-reader-cli)
+        what = quote(e.args[0]) if e.args else ""
+        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=sys.stderr)
+        return 2
+    try:
+        if args.json:
+            json.dump(report, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+            sys.stdout.write(render(report, color))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if status:
+        e = report["error"]
+        where = "" if e["offset"] is None else f" (at byte {e['offset']})"
+        print(f"{e['code']}: {e['message']}{where}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -252,6 +252,29 @@ def _local(buf: Source, name: str, header: int, size: int, csize: int, method: i
     return Member(name, data, size, header, method, csize)
 
 
+def local_extent(buf: Source) -> tuple[str, int, int] | None:
+    """For a zip archive cut short (no end records): walk the local headers from the start and return
+    ``(name, header offset, end)`` of the last record a header announces, ``end`` being where its data
+    ends, which may lie past the end of the file (spec/inspect.md#inspect-truncated).  None when the
+    file does not start with a local header.  A header with a data descriptor (sizes after the data) or
+    that cannot be read ends the walk.  Nothing here is trusted for reading: it only measures a cut."""
+    pos, last = 0, None
+    while pos + _LOCAL.size <= len(buf) and bytes(buf[pos:pos + 4]) == LOCAL_SIG:
+        _, _, flags, _, _, _, _, csize, usize, nlen, xlen = _LOCAL.unpack(bytes(buf[pos:pos + _LOCAL.size]))
+        raw = bytes(buf[pos + 30:pos + 30 + nlen])
+        extra = bytes(buf[pos + 30 + nlen:pos + 30 + nlen + xlen])
+        try:
+            usize, csize = _zip64_extra(extra, [usize, csize], pos)
+        except FormatError:
+            break
+        end = pos + _LOCAL.size + nlen + xlen + csize
+        last = (raw.decode("utf-8", "replace"), pos, end)
+        if flags & FLAG_DATA_DESCRIPTOR or end >= len(buf):
+            break
+        pos = end
+    return last
+
+
 def _check_overlaps(members: list[Member]) -> None:
     ordered = sorted(members, key=lambda m: m.header_offset)
     for a, b in zip(ordered, ordered[1:], strict=False):
