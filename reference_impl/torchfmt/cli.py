@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     insp = sub.add_parser("inspect", help="what a file is, its contents, weights_only readiness and where "
                                           "its bytes go (spec/inspect.md)")
     insp.add_argument("path")
-    insp.add_argument("--json", action="store_true", help="print the report as JSON (spec/inspect.md#inspect-json)")
+    insp.add_argument("--json", action="store_true",
+                      help="print the report as JSON (spec/inspect.md#inspect-json)")
     insp.add_argument("--depth", type=int, default=3, help="levels of the contents tree to show (default 3)")
     _t7_hints(insp)
     return p

@@ -35,9 +35,9 @@ from .model import (
     Tensor,
     TorchObject,
 )
-from .pickle.globals import lookup, runs_code
-from .pickle.machine import DEFAULT_SCOPES, recording_globals
-from .pt.ziparchive import local_extent
+from .pickle.globals import lookup, runs_code, storage_dtype
+from .pickle.machine import DEFAULT_SCOPES, Machine, recording_globals
+from .pt.ziparchive import LocalRecord, local_walk
 from .sizes import account, labelled_children
 from .t7.encodings import Hints
 from .walk import SHAREABLE
@@ -54,11 +54,12 @@ _HEAD = 1 << 16
 
 def _zip_era(extra: dict[str, Any]) -> str:
     if extra.get("format_version") is not None or extra.get("storage_alignment") is not None:
-        return "zip archive with byteorder, .format_version and .storage_alignment records (a recent torch 2.x)"
+        return ("zip archive with byteorder, .format_version and .storage_alignment records "
+                "(a recent torch 2.x)")
     if extra.get("version") == 2:
-        return "zip archive of format version 2 (torch 1.4-1.5, saved with _use_new_zipfile_serialization)"
+        return "zip archive of format version 2 (torch 1.4-1.5 with _use_new_zipfile_serialization=True)"
     if extra.get("byteorder_record"):
-        return "zip archive with a byteorder record, no .format_version (torch 2.1 up to the 2.x that added it)"
+        return "zip archive with a byteorder record, no .format_version (torch 2.1 to a mid 2.x)"
     return "zip archive without a byteorder record (torch 1.6-2.0)"
 
 
@@ -80,7 +81,8 @@ def identify(doc: Document, globals_seen: list[tuple[str, str, int]]) -> dict[st
         out.update({k: doc.extra.get(k) for k in fields})
         era = _zip_era(doc.extra)
         if doc.format == "pt-torchscript":
-            out["summary"] = (f"TorchScript archive (torch.jit.save), format version {doc.extra.get('version')}, "
+            out["summary"] = ("TorchScript archive (torch.jit.save), format version "
+                              f"{doc.extra.get('version')}, "
                               f"{len(doc.extra.get('code') or [])} code records; torch.load hands it to "
                               "torch.jit.load, and refuses it with weights_only=True")
         else:
@@ -132,8 +134,9 @@ def _describe_not_checkpoint(what: str, path: str, size: int) -> dict[str, Any]:
         out["points_to_bytes"] = int(m.group(1)) if m else None
         out["oid"] = _text(oid.group(1)) if oid else None
         if m:
-            out["summary"] += f" of {human_bytes(int(m.group(1)))} ({oid and _text(oid.group(1))}): " \
-                              "run `git lfs pull`, or download the file itself"
+            n = int(m.group(1))
+            out["summary"] = (f"not a checkpoint: a git LFS pointer to a file of {human_bytes(n)} "
+                              f"({n:,} bytes, {out['oid']}): run `git lfs pull`, or download the file itself")
     elif low.startswith((b"<!doctype", b"<html")):
         out["kind"] = "html"
         t = re.search(rb"(?is)<title>(.*?)</title>", head)
@@ -164,6 +167,8 @@ def _describe_not_checkpoint(what: str, path: str, size: int) -> dict[str, Any]:
     elif head.startswith(b"\x93NUMPY"):
         out["kind"] = "numpy"
         out.update(_numpy_header(path))
+        if "dtype" in out:
+            out["summary"] += f": a {out['dtype']} array of shape {tuple(out['shape'])} (numpy.load reads it)"
     elif head[8:10] == b'{"':
         out["kind"] = "safetensors"
         out.update(_safetensors_header(path, size))
@@ -175,6 +180,18 @@ def _describe_not_checkpoint(what: str, path: str, size: int) -> dict[str, Any]:
             out["inner"] = inner
             out["summary"] += f" holding {inner}: decompress it first"
     return out
+
+
+def _zip_names(path: str) -> list[str]:
+    """The names in a zip archive that is not a checkpoint (a checkpoint zipped by hand?), listed by the
+    standard library's zip reader; nothing is extracted."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            return z.namelist()[:100]
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return []
 
 
 def _inner_head(head: bytes) -> str | None:
@@ -196,7 +213,8 @@ def _inner_head(head: bytes) -> str | None:
     if wrapped:
         return wrapped
     return {"zip": "a zip file (a .pt checkpoint of torch 1.6+, or a TorchScript archive)",
-            "pt-legacy": "a legacy .pt stream (torch before 1.6)", "pt-tar": "a tar file (a torch 0.1.x .pt?)",
+            "pt-legacy": "a legacy .pt stream (torch before 1.6)",
+            "pt-tar": "a tar file (a torch 0.1.x .pt?)",
             "t7": "no known signature (a .t7 stream?)"}[detect(raw)]
 
 
@@ -206,9 +224,11 @@ def _numpy_header(path: str) -> dict[str, Any]:
     try:
         with open(path, "rb") as f:
             version = np.lib.format.read_magic(f)
-            shape, fortran, dtype = np.lib.format._read_array_header(f, version)  # literal_eval only
+            fmt = np.lib.format
+            read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, fortran, dtype = read(f)  # the header is a Python literal: ast.literal_eval, nothing run
         return {"shape": list(shape), "dtype": str(dtype), "fortran_order": fortran}
-    except (ValueError, OSError):
+    except (ValueError, OSError, SyntaxError):
         return {}
 
 
@@ -227,23 +247,61 @@ def _safetensors_header(path: str, size: int) -> dict[str, Any]:
             "dtypes": sorted({str(v.get("dtype")) for v in tensors.values()})}
 
 
+def _declared_storages(buf: FileWindows, records: list[LocalRecord]) -> dict[str, int]:
+    """``{record name: bytes}`` of the storages a cut zip's ``data.pkl`` names, when that record is
+    whole: the pickle is run by the house's machine (inert, nothing called), storages are not read."""
+    pkl = next((r for r in records if r.name.endswith("/data.pkl") and r.name.count("/") == 1), None)
+    if pkl is None or pkl.end > len(buf):
+        return {}
+    root = pkl.name.split("/", 1)[0]
+    found: dict[str, int] = {}
+
+    def persistent_load(pid: Any, offset: int) -> Storage:
+        dtype = storage_dtype(pid[1]) if isinstance(pid, tuple) and len(pid) == 5 else None
+        if dtype is None or type(pid[4]) is not int or pid[4] < 0:
+            raise FormatError("bad-reference", offset, "not a storage persistent id")
+        found[f"{root}/data/{pid[2]}"] = pid[4] * dtype.itemsize
+        return Storage(dtype, pid[4])
+
+    try:
+        Machine(buf[pkl.data:pkl.end], persistent_load=persistent_load, inert=True,
+                origin=pkl.data).load_exact(0, pkl.end - pkl.data)
+    except (FormatError, Unsupported):
+        return {}
+    return found
+
+
 def _truncated(path: str, size: int, kind: str, err: FormatError) -> dict[str, Any] | None:
     """How many bytes a cut file lacks, where its container says (spec/inspect.md#inspect-truncated)."""
     needed = err.needed_end
     where = None
     if kind == "zip":
         with open(path, "rb") as f:
-            extent = local_extent(FileWindows(f))
-        if extent is not None:
-            name, _, end = extent
-            needed, where = end, f"record {name!r}"
+            buf = FileWindows(f)
+            records = local_walk(buf)
+            declared = _declared_storages(buf, records)
+            if declared:
+                records = local_walk(buf, declared)
+        if records and records[-1].end > size:
+            last = records[-1]
+            reached = {r.name for r in records}
+            later = [n for name, n in declared.items() if name not in reached]
+            needed = last.end + sum(later)
+            where = f"record {last.name!r}" + (f" and the {len(later)} storage records after it"
+                                               if later else "")
     if needed is None or needed <= size:
-        return None
+        if kind != "zip":
+            return None
+        return {"format": None, "missing_bytes_at_least": None, "declared_end": None,
+                "where": "central directory",
+                "summary": "a truncated download: the records are whole, the zip's central directory at the "
+                           "end is missing or cut"}
     missing = needed - size
-    return {"missing_bytes_at_least": missing, "declared_end": needed, "where": where or err.message,
-            "summary": f"a truncated download: {where or 'the data'} ends at byte {needed:,}, the file has "
-                       f"{size:,}: at least {human_bytes(missing)} ({missing:,} bytes) missing"
-                       + (" and the zip's central directory" if kind == "zip" else "")}
+    return {"format": None, "missing_bytes_at_least": missing, "declared_end": needed,
+            "where": where or err.message,
+            "summary": f"a truncated download: {where or 'the data'} needs the file to reach byte "
+                       f"{needed:,}, it has {size:,}: at least {human_bytes(missing)} ({missing:,} bytes) "
+                       "missing" + (", and the zip's central directory" if kind == "zip" else "")}
 
 
 # -- the tree -----------------------------------------------------------------------------------
@@ -342,7 +400,8 @@ def readiness(doc: Document, globals_seen: list[tuple[str, str, int]]) -> dict[s
     else:
         bad = [e["global"] for e in items if e["runs_code"]]
         summary = (f"torch.load(weights_only=True) refuses it: {len(items)} global(s) outside its allowlist"
-                   + (f", {len(bad)} known to run code ({', '.join(bad)}): never allowlist those" if bad else ""))
+                   + (f", {len(bad)} known to run code ({', '.join(bad)}): never allowlist those"
+                      if bad else ""))
     return {"ready": not items, "torchscript": False, "refused": items, "add_safe_globals": line,
             "summary": summary}
 
@@ -371,9 +430,14 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict
     except FormatError as e:
         report["error"] = {"code": e.code, "message": e.message, "offset": e.offset}
         cut = _truncated(path, size, detect(head) if head else "t7", e) if e.code == "truncated" else None
-        report["status"] = "truncated" if cut else ("not-a-checkpoint" if e.code == "unknown-format"
-                                                    else "malformed")
+        report["status"] = {"truncated": "truncated", "unknown-format": "not-a-checkpoint"}.get(e.code,
+                                                                                              "malformed")
         report["what"] = cut or {"format": None, "summary": e.line()}
+        if e.code == "unknown-format" and detect(head) == "zip":
+            report["what"]["kind"] = "zip"
+            report["what"]["members"] = _zip_names(path)
+            report["what"]["summary"] = ("not a checkpoint: a zip archive that is not torch's, holding "
+                                         + ", ".join(report["what"]["members"][:5]) + ": unzip it first")
         return report, 1
     except Unsupported as e:
         report["status"] = "unsupported"
@@ -419,7 +483,8 @@ def _tree_lines(nodes: list[dict[str, Any]], prefix: str = "  ") -> list[str]:
     for n in nodes:
         t = n["type"]
         if t in ("tensor", "quantized_tensor", "meta_tensor", "sparse_tensor"):
-            desc = f"{n['dtype']}{n['shape']}" + (f" {n['device']}" if n.get("device", "cpu") != "cpu" else "")
+            device = n.get("device", "cpu")
+            desc = f"{n['dtype']}{n['shape']}" + (f" {device}" if device != "cpu" else "")
             desc += " Parameter" if n.get("parameter") else ""
             desc += f" ({t.replace('_', ' ')})" if t != "tensor" else ""
         elif t in ("torch_object", "object"):
@@ -446,10 +511,10 @@ def render(report: dict[str, Any], color: bool = False) -> str:
     s = _Style(color)
     what = report["what"] or {}
     out = [s(f"{report['path']}  {human_bytes(report['file_bytes'])}", "1"), f"  {what.get('summary', '')}"]
-    if report["error"] and report["status"] != "not-a-checkpoint":
-        e = report["error"]
-        out.append(s(f"  {e['code']}: {e['message']}" + (f" (at byte {e['offset']})" if e["offset"] is not None
-                                                          else ""), "31"))
+    e = report["error"]
+    if e and report["status"] != "not-a-checkpoint" and e["message"] not in what.get("summary", ""):
+        where = f" (at byte {e['offset']})" if e["offset"] is not None else ""
+        out.append(s(f"  {e['code']}: {e['message']}{where}", "31"))
     if report["tree"] is not None:
         out += ["", s("Contents", "1")] + _tree_lines(report["tree"])
     r = report["readiness"]
@@ -473,7 +538,7 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
                                                               else "")]
     rows = [(k["key"] + (f"  [{k['role']}]" if k["role"] else ""), human_bytes(k["bytes"]), _pct(k["share"]))
             for k in sorted(b["top_level"], key=lambda k: -k["bytes"])[:12] if k["bytes"]]
-    rows.append(("(pickle, headers, container)", human_bytes(b["other_bytes"]),
+    rows.append(("(structure: pickle, headers, names)", human_bytes(b["other_bytes"]),
                  _pct(b["other_bytes"] / total if total else 0)))
     out += ["  by top-level key"] + _table(rows, "    ")
     rows = []
@@ -482,17 +547,20 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
         rows += [(f"  {f['field']}", human_bytes(f["bytes"]), _pct(f["share"])) for f in r["fields"][:6]]
     out += ["  by role and field"] + _table(rows, "    ")
     if b["unreachable_bytes"]:
-        worst = sorted((x for x in b["storages"] if x["unreachable_bytes"]), key=lambda x: -x["unreachable_bytes"])
+        worst = sorted((x for x in b["storages"] if x["unreachable_bytes"]),
+                       key=lambda x: -x["unreachable_bytes"])
         out.append(s(f"  saved but unreachable: {human_bytes(b['unreachable_bytes'])} "
                      f"({_pct(b['unreachable_share'])}): views use only part of their storage", "33"))
         for x in worst[:5]:
-            out.append(f"    {'.'.join(x['path'])}: its {x['dtype']} storage of {x['numel']:,} elements holds "
+            out.append(f"    {'.'.join(x['path'])}: its {x['dtype']} storage of {x['numel']:,} elements "
+                       f"holds "
                        f"{human_bytes(x['bytes'])}, its views reach {human_bytes(x['reachable_bytes'])}")
     if b["duplicates"]:
         out.append(s(f"  saved twice: {human_bytes(b['duplicate_bytes'])} in {len(b['duplicates'])} group(s) "
                      "of storages with identical bytes", "33"))
-        for g in b["duplicates"][:5]:
-            out.append("    " + " = ".join(".".join(p) for p in g["paths"]) + f"  ({human_bytes(g['bytes_each'])} each)")
+        for g in sorted(b["duplicates"], key=lambda g: -g["bytes_each"] * (len(g["paths"]) - 1))[:5]:
+            each = human_bytes(g["bytes_each"])
+            out.append("    " + " = ".join(".".join(p) for p in g["paths"]) + f"  ({each} each)")
     big = sorted(b["storages"], key=lambda x: -x["bytes"])[:5]
     if big:
         rows = [(".".join(x["path"]) + f"  {x['dtype']}[{x['numel']:,}] {x['role']}", human_bytes(x["bytes"]),

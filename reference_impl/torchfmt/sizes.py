@@ -110,8 +110,8 @@ def labelled_children(v: Any) -> list[tuple[str, Any]]:
         return labelled_children(v.value) if isinstance(v.value, LuaTable) else [("(value)", v.value)]
     if isinstance(v, OpaqueObject):
         out = [(f"(arg {i})", a) for i, a in enumerate(v.args)]
-        if isinstance(v.state, dict):
-            out += labelled_children(v.state)
+        if isinstance(v.state, dict) and all(isinstance(k, str) for k in v.state):
+            out += _module_children(v.state)
         elif v.state is not None:
             out.append(("(state)", v.state))
         return out
@@ -119,6 +119,25 @@ def labelled_children(v: Any) -> list[tuple[str, Any]]:
         pairs = (("(scales)", v.scales), ("(zero_points)", v.zero_points))
         return [(n, t) for n, t in pairs if t is not None]
     return [("", x) for x in children(v)]
+
+
+#: The attributes of a pickled ``nn.Module`` whose items are shown as the module's own children, under
+#: the names a state_dict gives them (spec/inspect.md#inspect-tree).
+MODULE_ITEMS = ("_parameters", "_buffers", "_modules")
+
+
+def _module_children(state: dict[str, Any]) -> list[tuple[str, Any]]:
+    """An object's attributes; for an ``nn.Module`` (its state has ``_modules`` and ``_parameters``
+    dicts) its parameters, buffers and submodules first, by name, then the public attributes, then the
+    private ones that hold something (empty hook dicts and ``None`` say nothing)."""
+    if not all(isinstance(state.get(k), dict) for k in ("_modules", "_parameters")):
+        return [(k, x) for k, x in state.items()]
+    out = [(key_label(k), x) for name in MODULE_ITEMS if isinstance(state.get(name), dict)
+           for k, x in state[name].items()]
+    out += [(k, x) for k, x in state.items() if not k.startswith("_")]
+    out += [(k, x) for k, x in state.items() if k.startswith("_") and k not in MODULE_ITEMS
+            and x is not None and not (isinstance(x, (dict, list, set, tuple)) and not x)]
+    return out
 
 
 def key_label(k: Any) -> str:
