@@ -13,7 +13,8 @@ code spans and fenced blocks do not count.  A requirement is cited, as ``<file>.
 - ``case``: a committed case, in the ``spec:`` list of ``conformance/cases/<format>/<id>/case.yaml``;
 - ``corpus``: a file of the corpus tier (read in place from ``../shared/corpus``), in its ``spec:`` list
   in ``conformance/corpus.yaml``; checking it needs the shared corpus;
-- ``test``: a test of the suite (``conformance/**/test_*.py``) that declares
+- ``test``: a test of the suite (``conformance/**/test_*.py``, ``reference_impl/tests/test_*.py``) that
+  declares
   ``@pytest.mark.spec("<file>.md#<anchor>", ...)`` on a test function or class, or as the module's
   ``pytestmark``; read with ``ast``, never imported.
 
@@ -256,11 +257,11 @@ def _spec_marks(decorators: list[ast.expr]) -> list[ast.Call]:
 
 
 def parse_tests(root: Path, matrix: Matrix) -> None:
-    """Add the ``@pytest.mark.spec`` citations of the suite's tests (``conformance/**/test_*.py``)."""
-    conformance = root / "conformance"
-    if not conformance.is_dir():
-        return
-    for path in sorted(conformance.rglob("test_*.py")):
+    """Add the ``@pytest.mark.spec`` citations of the suite's tests (``conformance/**/test_*.py`` and
+    ``reference_impl/tests/test_*.py``)."""
+    paths = [p for folder in (root / "conformance", root / "reference_impl" / "tests") if folder.is_dir()
+             for p in sorted(folder.rglob("test_*.py"))]
+    for path in paths:
         rel = path.relative_to(root).as_posix()
         if rel.startswith("conformance/cases/"):
             continue

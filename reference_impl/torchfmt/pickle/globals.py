@@ -382,18 +382,25 @@ RUNS_CODE: dict[tuple[str, str], str] = {
     "__init__ or __new__", ("torch", "load"): "loads another file without a check",
     ("torch.serialization", "load"): "loads another file without a check",
     ("numpy", "load"): "loads pickles from files", ("numpy.testing._private.utils", "runstring"): "runs "
-    "Python source",
+    "Python source", ("numpy.testing", "runstring"): "runs Python source",
+    ("torch.utils.collect_env", "run"): "runs shell commands",
+    ("torch.fx.graph_module", "_exec_with_source"): "runs Python source",
 }
 
 
 def runs_code(module: str, name: str) -> str | None:
-    """Why the global ``module.name`` is known to run code, or None (spec/inspect.md#inspect-readiness)."""
-    why = RUNS_CODE.get(canonical_name(module, name))
-    if why is not None:
-        return why
-    parts = canonical_name(module, name)[0].split(".")
-    for i in range(len(parts), 0, -1):
-        why = RUNS_CODE_MODULES.get(".".join(parts[:i]))
+    """Why the global ``module.name`` is known to run code, or None (spec/inspect.md#inspect-readiness).
+
+    A dotted ``name`` is an attribute chain, and an attribute may be a module a module imported
+    (``numpy.testing._private.utils`` + ``os.system`` is ``os.system``): the whole path, and each tail
+    of it that starts inside ``name``, is looked up as if it started at the top."""
+    module, name = canonical_name(module, name)
+    parts = [*module.split("."), *name.split(".")]
+    for start in (0, *range(len(module.split(".")), len(parts) - 1)):
+        tail = parts[start:]
+        why = RUNS_CODE.get((".".join(tail[:-1]), tail[-1]))
+        for i in range(len(tail) - 1, 0, -1):
+            why = why or RUNS_CODE_MODULES.get(".".join(tail[:i]))
         if why is not None:
             return why
     return None
