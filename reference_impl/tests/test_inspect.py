@@ -338,7 +338,7 @@ def test_seed_001_output_buffer(tmp_path: Path, capsys: pytest.CaptureFixture[st
     big = max(b["storages"], key=lambda s: s["bytes"])
     assert big["field"] == "output" and big["role"] == "activations and buffers"
     assert big["reachable_bytes"] == 50 * 4000 * 4 and big["unreachable_bytes"] == (1375 - 50) * 4000 * 4
-    assert b["unreachable_share"] > 0.9
+    assert b["unreachable_share"] > 0.9 and "modules.1.output is a view of 800,000 bytes" in b["headline"]
     text = render(report)
     assert re.search(r"modules\.1\.output: its float32 storage of 5,500,000 elements holds 22\.0 MB, "
                      r"its views reach 800\.0 KB", text)
@@ -367,7 +367,7 @@ def test_json_members(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert report["inspect_version"] == INSPECT_VERSION
     assert set(report) == {"inspect_version", "path", "file_bytes", "status", "what", "error", "tree",
                            "readiness", "bytes"}
-    assert set(report["bytes"]) == {"file_bytes", "storage_bytes", "other_bytes", "estimated",
+    assert set(report["bytes"]) == {"headline", "file_bytes", "storage_bytes", "other_bytes", "estimated",
                                     "unreachable_bytes", "unreachable_share", "duplicate_bytes", "duplicates",
                                     "top_level", "roles", "storages"}
     assert set(report["bytes"]["storages"][0]) == {"id", "path", "dtype", "numel", "device", "bytes", "share",

@@ -536,9 +536,11 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
     total = b["file_bytes"]
     out = ["", s(f"Where the {human_bytes(total)} go", "1") + ("  (ascii .t7: binary sizes)" if b["estimated"]
                                                               else "")]
+    if b["headline"]:
+        out.append(s(f"  {b['headline']}", "1;33"))
     rows = [(k["key"] + (f"  [{k['role']}]" if k["role"] else ""), human_bytes(k["bytes"]), _pct(k["share"]))
             for k in sorted(b["top_level"], key=lambda k: -k["bytes"])[:12] if k["bytes"]]
-    rows.append(("(structure: pickle, headers, names)", human_bytes(b["other_bytes"]),
+    rows.append(("(everything but storage data)", human_bytes(b["other_bytes"]),
                  _pct(b["other_bytes"] / total if total else 0)))
     out += ["  by top-level key"] + _table(rows, "    ")
     rows = []

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Document, LuaTable, OpaqueObject, QuantizedTensor, Storage, Tensor, TorchObject
-from .roles import RANK, Role, field_name, role_of
+from .roles import BY_NAME, RANK, Role, field_name, role_of
 from .walk import SHAREABLE, children
 
 #: Bytes hashed at once when looking for duplicate storages.
@@ -263,17 +263,47 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
         e["share"] = share(e["bytes"])
     dup_groups = duplicates(uses, long_size)
     unreachable = sum(s["unreachable_bytes"] for s in storages)
+    dup_bytes = sum(sizes[g[0]] * (len(g) - 1) for g in dup_groups)
     return {
+        "headline": headline(file_size, storages, roles, unreachable, dup_bytes),
         "file_bytes": file_size,
         "storage_bytes": storage_total,
         "other_bytes": max(file_size - storage_total, 0),
         "estimated": t7.get("mode") == "ascii",
         "unreachable_bytes": unreachable,
         "unreachable_share": share(unreachable),
-        "duplicate_bytes": sum(sizes[g[0]] * (len(g) - 1) for g in dup_groups),
+        "duplicate_bytes": dup_bytes,
         "duplicates": [{"storages": [f"s{i}" for i in g], "bytes_each": sizes[g[0]],
                         "paths": [uses[i].path for i in g]} for g in dup_groups],
         "top_level": top_keys,
         "roles": roles,
         "storages": storages,
     }
+
+
+#: A share of the file at least this large is named in the headline (spec/inspect.md#inspect-bytes).
+HEADLINE_SHARE = 0.25
+
+
+def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[str, Any]], unreachable: int,
+             dup_bytes: int) -> str | None:
+    """One sentence naming what takes most of the file when it is not what the model computes with:
+    bytes no view reaches, storages saved twice, or a role other than weights and running statistics."""
+    if not file_size:
+        return None
+    pct = lambda n: f"{100 * n / file_size:.1f}%"  # noqa: E731
+    if unreachable >= HEADLINE_SHARE * file_size:
+        worst = max(storages, key=lambda x: x["unreachable_bytes"])
+        return (f"{pct(unreachable)} of the file is saved but unreachable: {'.'.join(worst['path'])} is a "
+                f"view of {worst['reachable_bytes']:,} bytes into a storage of {worst['bytes']:,}, and "
+                "torch saves whole storages")
+    if dup_bytes >= HEADLINE_SHARE * file_size:
+        return f"{pct(dup_bytes)} of the file is storages saved twice with identical bytes"
+    spare = [r for r in roles if not BY_NAME[r["role"]].inference]
+    if spare:
+        top = max(spare, key=lambda r: r["bytes"])
+        if top["bytes"] >= HEADLINE_SHARE * file_size:
+            fields = ", ".join(f["field"] for f in top["fields"][:4])
+            return (f"{pct(top['bytes'])} of the file is {top['role']} ({fields}), which inference does "
+                    "not need")
+    return None
