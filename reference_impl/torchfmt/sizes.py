@@ -295,8 +295,8 @@ def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[st
     if unreachable >= HEADLINE_SHARE * file_size:
         worst = max(storages, key=lambda x: x["unreachable_bytes"])
         return (f"{pct(unreachable)} of the file is saved but unreachable: {'.'.join(worst['path'])} is a "
-                f"view of {worst['reachable_bytes']:,} bytes into a storage of {worst['bytes']:,}, and "
-                "torch saves whole storages")
+                f"view of {worst['reachable_bytes']:,} bytes into a storage of {worst['bytes']:,}, saved "
+                "whole")
     if dup_bytes >= HEADLINE_SHARE * file_size:
         return f"{pct(dup_bytes)} of the file is storages saved twice with identical bytes"
     spare = [r for r in roles if not BY_NAME[r["role"]].inference]
