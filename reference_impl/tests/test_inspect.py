@@ -388,3 +388,26 @@ def test_hints_reach_t7(tmp_path: Path) -> None:
     path.write_bytes(_seed_001_replica(1, 4, 2))
     report, status = inspect(str(path), Hints(mode="binary", long_size=8, byte_order="little"))
     assert status == 0 and report["what"]["long_size"] == 8
+
+
+@pytest.mark.spec("inspect.md#inspect-plot")
+@pytest.mark.parametrize("suffix", ["svg", "png"])
+def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--plot draws the bars of the report: one per field, the unreachable part named."""
+    pytest.importorskip("matplotlib")
+    base = torch.zeros(1_000_000)
+    torch.save({"w": torch.ones(10, 10), "view": base[:5]}, tmp_path / "v.pt")
+    out = tmp_path / f"bytes.{suffix}"
+    assert main(["inspect", str(tmp_path / "v.pt"), "--plot", str(out)]) == 0
+    capsys.readouterr()
+    data = out.read_bytes()
+    if suffix == "png":
+        assert data.startswith(b"\x89PNG")
+    else:
+        text = data.decode()
+        assert "<svg" in text and "unreachable" in text
+    report, _, _ = run_json(tmp_path / "v.pt", capsys=capsys)
+    from torchfmt.plot import bars
+    rows = bars(report["bytes"])
+    assert rows[0][0] == "view  (other)" and rows[0][3] == 4_000_000 - 20
+    assert rows[-1][0] == "everything but storage data"

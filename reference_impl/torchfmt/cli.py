@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     insp.add_argument("--json", action="store_true",
                       help="print the report as JSON (spec/inspect.md#inspect-json)")
     insp.add_argument("--depth", type=int, default=3, help="levels of the contents tree to show (default 3)")
+    insp.add_argument("--plot", metavar="FILE",
+                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs matplotlib)")
     _t7_hints(insp)
     return p
 
@@ -51,7 +53,8 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
 _EPILOG = """commands:
   dump PATH       the canonical description as JSON (the conformance contract)
   inspect PATH    a report for people: what the file is, its tree, torch.load(weights_only=True)
-                  readiness and where every byte goes (--json for the stable JSON form)
+                  readiness and where every byte goes (--json for the stable JSON form,
+                  --plot FILE for a chart)
 
 exit status: 0 read, 1 malformed or not a checkpoint, 2 unsupported or unreadable
 """
@@ -150,6 +153,17 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if args.plot and report["bytes"] is not None:
+        try:
+            from .plot import plot
+
+            plot(report, args.plot)
+        except ImportError:
+            print("unsupported: plot (install matplotlib: pip install 'torchfmt[plot]')", file=sys.stderr)
+            return 2
+        except (OSError, ValueError) as e:
+            print(f"unsupported: unwritable-plot ({quote(str(e))})", file=sys.stderr)
+            return 2
     if status:
         e = report["error"]
         where = "" if e["offset"] is None else f" (at byte {e['offset']})"
