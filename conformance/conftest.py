@@ -1,12 +1,18 @@
-"""pytest options of the conformance suite: ``--reader``, ``--report-json`` and the run limits.
+"""pytest options of the conformance suite: ``--reader``, ``--report-json``, the case selection and the
+run limits.
 
-``pytest conformance/`` runs every case against the reader (default: the reference reader).  Runs are
+``pytest conformance/`` runs every case against the reader (default: the reference reader) and the
+harness's own self-tests.  With ``--reader`` naming another reader, only the reader's cases run (the
+self-tests test the harness, not the reader; ``--self-tests`` brings them back).  ``--format`` and
+``--features`` select cases; ``--declines`` says once that the reader declines whole formats.  Runs are
 started in a small thread pool as soon as collection ends (each run is a subprocess, so two at a time
-keep two cores busy); each test then waits for its own run and judges it.
+keep two cores busy); each test then waits for its own run and judges it.  The run's header says which
+tiers ran, and its end shows the reader's results per format and category.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -38,6 +44,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help=f"address-space limit per reader run (default {DEFAULT_MEMORY_LIMIT >> 20})")
     g.addoption("--reader-jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
                 help="reader runs in flight at once (default 2)")
+    g.addoption("--format", action="append", default=[], metavar="FORMAT",
+                help="run only the cases of this format (t7-binary, t7-ascii, pt-zip, pt-legacy, pt-tar, "
+                     "pt-torchscript, ...; a prefix such as t7 or pt selects a family); repeatable")
+    g.addoption("--features", action="append", default=[], metavar="FEATURE",
+                help="run only the cases that have this feature (conformance/features.yaml); repeatable, "
+                     "comma-separated lists allowed: a case with any of them runs")
+    g.addoption("--declines", action="append", default=[], metavar="FORMAT",
+                help="the reader declines this whole format (or prefix, as --format): its cases are not "
+                     "run and count as declined; repeatable")
+    g.addoption("--self-tests", action="store_true",
+                help="with --reader other than reference, also run the harness's own self-tests")
+
+
+def _split(values: list[str]) -> list[str]:
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def format_matches(fmt: str, selectors: list[str]) -> bool:
+    """``fmt`` is one of ``selectors`` or starts with one followed by ``-`` (``t7`` selects t7-binary)."""
+    return any(fmt == s or fmt.startswith(s + "-") for s in selectors)
 
 
 class Suite:
@@ -52,6 +78,9 @@ class Suite:
         self.memory_limit = int(config.getoption("--reader-memory")) << 20
         self.jobs = max(1, int(config.getoption("--reader-jobs")))
         self.report_path = config.getoption("--report-json")
+        self.formats = _split(config.getoption("--format"))
+        self.features = set(_split(config.getoption("--features")))
+        self.declines = _split(config.getoption("--declines"))
         self.pool: ThreadPoolExecutor | None = None
         self.futures: dict[str, Future[Run]] = {}
         self.results: list[dict[str, Any]] = []
@@ -60,11 +89,26 @@ class Suite:
         return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
                           memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env)
 
+    def selects(self, case: Case) -> bool:
+        """Whether ``--format`` and ``--features`` keep ``case``."""
+        if self.formats and not format_matches(case.format, self.formats):
+            return False
+        return not self.features or bool(self.features & set(case.features))
+
+    def declined_format(self, case: Case) -> bool:
+        return format_matches(case.format, self.declines)
+
     def gives(self, case: Case) -> bool:
-        """Whether the reader is given ``case`` at all (a ``trusted_only`` reader only gets trusted ones)."""
-        return not case.problems and (case.trusted or not self.reader.trusted_only)
+        """Whether the reader is given ``case`` at all (a ``trusted_only`` reader only gets trusted ones;
+        a format the reader declines with ``--declines`` is never run)."""
+        return (not case.problems and (case.trusted or not self.reader.trusted_only)
+                and not self.declined_format(case))
 
     def judge(self, case: Case, run: Run | None) -> Verdict:
+        if not case.problems and self.declined_format(case):
+            if self.reader.declined_fails:
+                return Verdict("fail", f"the reference reader may not decline {case.format}", "declined")
+            return Verdict("declined", f"declined: the whole {case.format} format (--declines)")
         return judge(case, run, declined_fails=self.reader.declined_fails, inert=self.reader.inert,
                      trusted_only=self.reader.trusted_only, unexpressed=self.reader.unexpressed)
 
@@ -86,7 +130,8 @@ class Suite:
     def record(self, case: Case, verdict: Verdict, run: Run | None) -> None:
         self.results.append({
             "id": case.id, "tier": case.tier, "category": case.category, "column": case.column,
-            "format": case.format, "features": case.features, "outcome": verdict.outcome,
+            "format": case.format, "features": case.features, "path": str(case.path),
+            "hints": case.hints, "spec": case.spec, "outcome": verdict.outcome,
             "kind": verdict.kind, "code": run.code if run else None, "detail": verdict.detail,
             "seconds": round(run.seconds, 3) if run else None,
         })
@@ -95,14 +140,28 @@ class Suite:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
+    def table(self) -> dict[tuple[str, str], dict[str, int]]:
+        """(format, category or corpus) -> outcome -> count, over the cases run so far."""
+        rows: dict[tuple[str, str], dict[str, int]] = {}
+        for r in self.results:
+            row = rows.setdefault((r["format"], r["column"]), {})
+            row[r["outcome"]] = row.get(r["outcome"], 0) + 1
+        return rows
+
     def write_report(self, extra: dict[str, Any]) -> None:
         if not self.report_path:
             return
         counts: dict[str, int] = {}
         for r in self.results:
             counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+        by_format: dict[str, dict[str, int]] = {}
+        for (fmt, _category), row in self.table().items():
+            into = by_format.setdefault(fmt, {})
+            for outcome, n in row.items():
+                into[outcome] = into.get(outcome, 0) + n
         doc = {"reader": self.reader.name, "command": self.reader.command,
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "counts": counts,
+               "counts_by_format": dict(sorted(by_format.items())),
                **extra, "results": sorted(self.results, key=lambda r: r["id"])}
         Path(self.report_path).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
@@ -115,6 +174,79 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SUITE] = Suite(config)
     root = corpus_root()
     config.stash[_EXTRA] = {"corpus": {"path": str(root), "present": root.is_dir()}}
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """One line on the reader and one on the tiers that run, at the top of the run."""
+    suite = config.stash[_SUITE]
+    from harness.cases import committed_cases, corpus_cases
+
+    committed = sum(suite.selects(c) for c in committed_cases())
+    root = corpus_root()
+    if root.is_dir():
+        corpus = f"corpus ({sum(suite.selects(c) for c in corpus_cases())} cases from {root})"
+    else:
+        corpus = f"corpus NOT run ({root} does not exist; set TORCHFMT_CORPUS to run it)"
+    chosen = ""
+    if suite.formats or suite.features:
+        chosen = f"; selected by --format {','.join(suite.formats) or '*'} --features " \
+                 f"{','.join(sorted(suite.features)) or '*'}"
+    return [f"torchfmt conformance: reader {suite.reader.name!r} ({' '.join(suite.reader.command)})",
+            f"tiers: committed ({committed} cases), generated (truncations, unsafe globals), {corpus}"
+            + chosen]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the cases ``--format``/``--features`` leave out and, with another reader than the
+    reference, the harness's self-tests (tests that never run the reader: no ``suite`` fixture)."""
+    suite = config.stash[_SUITE]
+    self_tests = suite.reader.name == "reference" or config.getoption("--self-tests")
+    keep, drop = [], []
+    for item in items:
+        runs_reader = "suite" in getattr(item, "fixturenames", ())
+        case = item.callspec.params.get("case") if hasattr(item, "callspec") else None
+        if not runs_reader and not self_tests:
+            drop.append(item)
+        elif isinstance(case, Case) and not suite.selects(case):
+            drop.append(item)
+        elif runs_reader and (suite.formats or suite.features) and not isinstance(case, Case) \
+                and not _generated_selected(item, suite):
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def _generated_selected(item: pytest.Item, suite: Suite) -> bool:
+    """A generated reader test (truncations, unsafe globals) kept by ``--format``: its format is its
+    ``fmt`` parameter or the format folder of its case id; ``--features`` leaves them out."""
+    if suite.features:
+        return False
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    case_id = str(params.get("case_id", ""))  # generated/truncation/<format>/<name>@<offset>
+    fmt = params.get("fmt") or (case_id.split("/")[2] if case_id.count("/") >= 3 else "")
+    return not suite.formats or format_matches(str(fmt), suite.formats)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The reader's results per format and category (pass, fail, declined): apart from the harness's
+    self-tests, which pytest's own totals include."""
+    suite = config.stash[_SUITE]
+    rows = suite.table()
+    if not rows:
+        return
+    tr = terminalreporter
+    tr.section(f"reader {suite.reader.name!r}: cases by format and category")
+    tr.write_line(f"{'format':<16} {'category':<9} {'pass':>6} {'fail':>6} {'declined':>9}")
+    total = {"pass": 0, "fail": 0, "declined": 0}
+    for (fmt, column), row in sorted(rows.items()):
+        tr.write_line(f"{fmt:<16} {column:<9} {row.get('pass', 0):>6} {row.get('fail', 0):>6} "
+                      f"{row.get('declined', 0):>9}")
+        for k in total:
+            total[k] += row.get(k, 0)
+    tr.write_line(f"{'all':<16} {'':<9} {total['pass']:>6} {total['fail']:>6} {total['declined']:>9}")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -132,6 +264,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 @pytest.fixture(scope="session")
 def suite(request: pytest.FixtureRequest) -> Suite:
     return request.config.stash[_SUITE]
+
+
+@pytest.fixture(scope="session")
+def needs_torch() -> None:
+    """Skip a self-test whose truth is real torch 2.13 when torch is not installed: the suite itself
+    needs no torch (README: the first command installs none; the all-tests command does)."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("needs torch 2.13, the truth this test compares with: pip install -e '.[test,torch]'")
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,7 @@ SEED = 2026
 
 
 @pytest.fixture(scope="module")
-def diff():
+def diff(needs_torch):
     with Differential() as d:
         yield d
 

@@ -102,6 +102,21 @@ def _short(value: Any, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: Key types whose value names a [key, value] item in a difference's path.
+_NAMED_KEYS = ("str", "int", "float", "bool")
+
+
+def item_path(path: str, i: int, item: Any) -> str:
+    """``path[i]``, with the item's key when it is a [key, value] pair of a dict, ordered dict or table
+    (``$.objects[0].items[3 'fc.weight'][1].shape``): the position alone says little on a real model."""
+    if isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict) \
+            and item[0].get("type") in _NAMED_KEYS and "value" in item[0]:
+        key = item[0]["value"]
+        label = repr(key) if isinstance(key, str) else str(key)
+        return f"{path}[{i} {label if len(label) <= 60 else label[:57] + '...'}]"
+    return f"{path}[{i}]"
+
+
 class _Side:
     """One document's id index: object id -> defining node, and its storages."""
 
@@ -336,7 +351,7 @@ class _Comparator:
         if len(a) != len(b):
             self.diff(path, f"expected {len(a)} items, got {len(b)}")
         for i, (x, y) in enumerate(zip(a, b, strict=False)):
-            self.json(x, y, f"{path}[{i}]")
+            self.json(x, y, item_path(path, i, x))
 
     def json(self, a: Any, b: Any, path: str) -> None:
         if is_value(a):
@@ -378,7 +393,7 @@ class _Comparator:
         for key, idx_a in groups_a.items():
             idx_b = groups_b.get(key, [])
             if len(idx_a) == 1 and len(idx_b) == 1:
-                self.json(a[idx_a[0]], b[idx_b[0]], f"{path}[{idx_a[0]}]")
+                self.json(a[idx_a[0]], b[idx_b[0]], item_path(path, idx_a[0], a[idx_a[0]]))
             else:
                 ties.append((idx_a, idx_b))
         for idx_a, idx_b in ties:
@@ -386,14 +401,14 @@ class _Comparator:
             for i in idx_a:
                 for j in free:
                     mark = self.mark()
-                    self.json(a[i], b[j], f"{path}[{i}]")
+                    self.json(a[i], b[j], item_path(path, i, a[i]))
                     if len(self.diffs) == mark[1]:
                         free.remove(j)
                         break
                     self.rollback(mark)
                 else:
                     if free:  # equal keys but not equal: keep the differences of one pair
-                        self.json(a[i], b[free.pop(0)], f"{path}[{i}]")
+                        self.json(a[i], b[free.pop(0)], item_path(path, i, a[i]))
                     else:
                         left_a.append(i)
             left_b.extend(free)
@@ -418,9 +433,9 @@ class _Comparator:
             if candidates:
                 j = candidates.pop(0)
                 used.add(j)
-                self.json(a[i], b[j], f"{path}[{i}]")
+                self.json(a[i], b[j], item_path(path, i, a[i]))
             else:
-                self.diff(f"{path}[{i}]", f"no actual item matches {_short(a[i])}")
+                self.diff(item_path(path, i, a[i]), f"no actual item matches {_short(a[i])}")
         for j in left_b:
             if j not in used:
                 self.diff(f"{path}[actual {j}]", f"actual item matches no expected item: {_short(b[j])}")

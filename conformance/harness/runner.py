@@ -126,6 +126,14 @@ def hint_env(hints: Mapping[str, Any]) -> dict[str, str]:
     return {HINT_ENV[k]: str(v) for k, v in hints.items() if k in HINT_ENV}
 
 
+def _ends(lines: list[str], width: int = 200) -> str:
+    """The first and the last line of a reader's stderr (a traceback's exception is its last line)."""
+    if not lines:
+        return "''"
+    shown = [lines[0][:width]] if len(lines) == 1 else [lines[0][:width], "...", lines[-1][:width]]
+    return " | ".join(repr(x) if x != "..." else x for x in shown)
+
+
 def check_output(run: Run) -> None:
     """Classify a finished run by the contract's rules for its exit status."""
     out, err = run.stdout, run.stderr
@@ -137,7 +145,7 @@ def check_output(run: Run) -> None:
     if run.status not in (0, 1, 2):
         line = err.decode("utf-8", "replace").strip().splitlines()
         run.broken("crash", f"exit status {run.status} (only 0, 1, 2 are allowed)"
-                            + (f"; stderr: {line[-1][:300]}" if line else ""))
+                            + (f"; stderr: {_ends(line)}" if line else ""))
         return
     if run.status == 0:
         try:
@@ -160,7 +168,7 @@ def check_output(run: Run) -> None:
     lines = text[:-1].split("\n") if text.endswith("\n") else text.split("\n")
     if len(lines) != 1 or not lines[0].strip():
         run.broken("output", f"exit {run.status} needs exactly one stderr line, got {len(lines)}: "
-                            f"{text[:300]!r}")
+                            f"{_ends([x for x in lines if x.strip()])}")
         return
     line = run.message = lines[0]
     if run.status == 2:

@@ -41,6 +41,19 @@ class Verdict:
             object.__setattr__(self, "kind", self.outcome)
 
 
+#: How much of a case's note a failure quotes.
+NOTE_SHOWN = 240
+
+
+def why(case: Case) -> str:
+    """The rule a case checks and its note, for a failure message: what to read to mend it."""
+    out = f"\n  spec: {', '.join(case.spec)}" if case.spec else ""
+    note = " ".join(str(case.provenance.get("notes", "")).split())
+    if note:
+        out += "\n  case note: " + (note if len(note) <= NOTE_SHOWN else note[:NOTE_SHOWN] + " ...")
+    return out
+
+
 UNTRUSTED = "declined: not a real writer's accept case, never given to a reader that runs code from files"
 
 
@@ -62,10 +75,11 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = Fa
         return Verdict("declined", f"declined: {run.message}")
     if run.outcome == "rejected":
         if not case.reject_ok:
-            return Verdict("fail", f"rejected an {case.category} case: {run.message}", "rejected-wrongly")
+            return Verdict("fail", f"rejected an {case.category} case: {run.message}{why(case)}",
+                           "rejected-wrongly")
         if case.errors and run.code not in case.errors:
             return Verdict("fail", f"rejected with {run.code!r}, expected one of {list(case.errors)}: "
-                                   f"{run.message}", "wrong-code")
+                                   f"{run.message}{why(case)}", "wrong-code")
         return Verdict("pass", f"rejected: {run.message}")
     # accepted
     if inert and not case.accept_ok and case.errors == ("unsafe-global",):
@@ -73,7 +87,7 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = Fa
                                "(spec/canonical.md#canonical-inert); no canary was touched")
     if not case.accept_ok:
         expected = f" (expected {' or '.join(case.errors)})" if case.errors else ""
-        return Verdict("fail", f"accepted a {case.category} case{expected}", "accepted-wrongly")
+        return Verdict("fail", f"accepted a {case.category} case{expected}{why(case)}", "accepted-wrongly")
     if case.description is None:
         return Verdict("pass", "accepted (the case fixes no description)")
     diffs = compare(case.description, run.description, unexpressed)

@@ -59,7 +59,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def by_torch(files: dict[str, Path]) -> dict[str, Any]:
+def by_torch(files: dict[str, Path], needs_torch: None) -> dict[str, Any]:
     """torch_describe of ``torch.load(weights_only=True)`` for each file, in one subprocess."""
     script = _TORCH.format(conformance=str(CONFORMANCE))
     r = subprocess.run([sys.executable, "-c", script, json.dumps({k: str(v) for k, v in files.items()})],

@@ -4,32 +4,38 @@ Public API (spec/canonical.md):
 
 - :func:`open_document` reads a file into a :class:`~torchfmt.model.Document` (variant + objects);
 - :func:`load` returns the first object, as ``torch.load`` would;
+- :func:`load_file` returns ``{dotted.name: numpy.ndarray}``, as ``safetensors.numpy.load_file`` would;
 - :func:`describe` returns the canonical description as a JSON-ready ``dict``.
 
 Nothing from a file is ever executed.  Storages are views into an mmap of the file where the byte order
-allows, and nothing is read until asked for; a zip file is read through bounded windows and its storage
+allows (read-only arrays: ``mmap=False`` reads the file into memory instead, for people who will
+overwrite it while its arrays live; ``copy=True`` gives writable arrays), and nothing is read until
+asked for; a zip file is read through bounded windows and its storage
 records are mapped one at a time (:mod:`torchfmt.windows`), so that a checkpoint larger than the address
 space can be described.
 """
 
 from __future__ import annotations
 
-import mmap
+import mmap as _mmap
 import os
 from typing import Any
+
+import numpy as np
 
 from .describe import describe_document
 from .detect import detect
 from .errors import ERROR_CODES, FormatError, Unsupported
+from .flat import arrays
 from .model import Document
 from .t7.encodings import Hints
 from .windows import FileWindows
 
 __all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "describe", "load",
-           "open_document", "read_bytes"]
+           "load_file", "open_document", "read_bytes"]
 
 
-def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None, *,
+def read_bytes(buf: bytes | memoryview | _mmap.mmap, hints: Hints | None = None, *,
                inert: bool = False) -> Document:
     """Read a whole file held in ``buf`` (spec/canonical.md#canonical-detect).  ``inert`` keeps pickle
     globals outside the allowlist as opaque records instead of rejecting them
@@ -37,7 +43,7 @@ def read_bytes(buf: bytes | memoryview | mmap.mmap, hints: Hints | None = None, 
     return _read(buf, detect(buf), hints, inert)
 
 
-def _read(buf: bytes | memoryview | mmap.mmap | FileWindows, kind: str, hints: Hints | None,
+def _read(buf: bytes | memoryview | _mmap.mmap | FileWindows, kind: str, hints: Hints | None,
           inert: bool) -> Document:
     if kind == "zip":
         from .pt.zip import read_zip
@@ -57,9 +63,13 @@ def _read(buf: bytes | memoryview | mmap.mmap | FileWindows, kind: str, hints: H
 
 
 def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
-                  inert: bool = False) -> Document:
+                  inert: bool = False, mmap: bool = True) -> Document:
     """Read the file at ``path`` into a :class:`Document`: a zip file through bounded windows, any other
-    variant through a map of the whole file."""
+    variant through a map of the whole file; ``mmap=False`` reads the whole file into memory first (its
+    arrays then survive the file being overwritten, which ends a process holding mapped ones)."""
+    if not mmap:
+        with open(path, "rb") as g:
+            return read_bytes(g.read(), hints, inert=inert)
     f = open(path, "rb")  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
     try:
         source = FileWindows(f)
@@ -68,7 +78,7 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
         kind = detect(source[0:512])
         if kind == "zip":
             return _read(source, kind, hints, inert)
-        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        mm = _mmap.mmap(f.fileno(), 0, access=_mmap.ACCESS_READ)
     except BaseException:
         f.close()
         raise
@@ -76,12 +86,21 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
     return _read(memoryview(mm), kind, hints, inert)
 
 
-def load(path: str | os.PathLike[str], hints: Hints | None = None, *, inert: bool = False) -> Any:
-    """The file's first object, with tensors as :class:`~torchfmt.model.Tensor` (numpy-backed)."""
-    doc = open_document(path, hints, inert=inert)
+def load(path: str | os.PathLike[str], hints: Hints | None = None, *, inert: bool = False,
+         mmap: bool = True) -> Any:
+    """The file's first object, with tensors as :class:`~torchfmt.model.Tensor` (``np.asarray(t)`` is
+    its values); ``mmap`` as :func:`open_document`."""
+    doc = open_document(path, hints, inert=inert, mmap=mmap)
     if not doc.objects:
         raise FormatError("truncated", 0, "the file holds no object")
     return doc.objects[0]
+
+
+def load_file(path: str | os.PathLike[str], hints: Hints | None = None, *, copy: bool = False,
+              mmap: bool = True) -> dict[str, np.ndarray]:
+    """``{dotted.name: ndarray}`` of every dense tensor of the file's first object (:mod:`torchfmt.flat`),
+    like ``safetensors.numpy.load_file``: read-only views of the file unless ``copy``."""
+    return arrays(load(path, hints, mmap=mmap), copy=copy)
 
 
 def describe(path: str | os.PathLike[str], hints: Hints | None = None, *,

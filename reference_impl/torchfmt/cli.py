@@ -4,7 +4,7 @@
 spec/inspect.md); a malformed, unsafe or ambiguous file gets one
 stderr line ``<code>: <message>`` and exit status 1; an unsupported feature one line
 ``unsupported: <feature>`` and exit status 2, as do a path it cannot read and its own bugs: no other
-exit status, ever.  ``.t7`` hints come from options or from the
+exit status, ever.  ``PATH`` ``-`` reads standard input.  ``.t7`` hints come from options or from the
 ``TORCHFMT_T7_*`` environment variables the conformance suite sets.
 """
 
@@ -15,20 +15,54 @@ import errno
 import json
 import os
 import sys
+import tempfile
+import textwrap
+from importlib.metadata import PackageNotFoundError, version
 from typing import TextIO
 
 from . import describe
-from .errors import FormatError, Unsupported, quote
+from .errors import ERROR_CODES, FormatError, Unsupported, quote
 from .t7.encodings import Hints
+
+EXIT_STATUS = """exit status:
+  0  read: the output is the description
+  1  malformed, unsafe or ambiguous: one stderr line '<code>: <message at byte offset>', <code> one of
+{codes}
+  2  not supported: one stderr line 'unsupported: <feature>' (also a path that cannot be read)
+no other exit status, ever (spec/canonical.md#canonical-reader-cli)"""
+
+
+def _version() -> str:
+    try:
+        return version("torchfmt")
+    except PackageNotFoundError:  # run from a source tree without an install
+        return "unknown (not installed)"
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="torchfmt", description=__doc__.splitlines()[0], epilog=_EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
-    dump = sub.add_parser("dump", help="print the canonical description of a .t7 or .pt file")
-    dump.add_argument("path")
-    _t7_hints(dump)
+    codes = textwrap.fill(", ".join(sorted(ERROR_CODES)), width=100, initial_indent="     ",
+                          subsequent_indent="     ", break_on_hyphens=False)
+    p = argparse.ArgumentParser(
+        prog="torchfmt", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Read Lua Torch .t7 and PyTorch .pt files without torch; nothing in a file is ever "
+                    "executed.",
+        epilog="commands:\n  dump      print the canonical description (JSON) of a .t7 or .pt file\n"
+               "  inspect   a report for people: what the file is, its contents, whether\n"
+               "            torch.load(weights_only=True) takes it, and where every byte goes\n"
+               "            (--json: stable JSON; --plot FILE: a chart; spec/inspect.md; exit status 1 also\n"
+               "            for a file that is no checkpoint or is truncated)\n\n"
+               + EXIT_STATUS.format(codes=codes))
+    p.add_argument("--version", action="version", version=f"torchfmt {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    dump = sub.add_parser("dump", help="print the canonical description of a .t7 or .pt file",
+                          formatter_class=argparse.RawDescriptionHelpFormatter,
+                          description="Print the canonical description (spec/canonical.md) of a .t7 or "
+                                      ".pt file as one JSON document.",
+                          epilog=EXIT_STATUS.format(codes=codes))
+    dump.add_argument("path", help="the file; - reads standard input")
+    dump.add_argument("--mode", choices=["binary", "ascii"], help=".t7 hint: encoding mode")
+    dump.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
+    dump.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
     dump.add_argument("--indent", type=int, default=None, help="pretty-print with this indent")
     dump.add_argument("--inert", action="store_true",
                       help="keep pickle globals outside the allowlist as opaque objects (never called)")
@@ -50,14 +84,13 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
     p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
 
 
-_EPILOG = """commands:
-  dump PATH       the canonical description as JSON (the conformance contract)
-  inspect PATH    a report for people: what the file is, its tree, torch.load(weights_only=True)
-                  readiness and where every byte goes (--json for the stable JSON form,
-                  --plot FILE for a chart)
-
-exit status: 0 read, 1 malformed or not a checkpoint, 2 unsupported or unreadable
-"""
+def _stdin_copy() -> tempfile._TemporaryFileWrapper:  # type: ignore[type-arg]
+    """Standard input copied into a temporary file, so that it is read like any path (mapped, windowed)."""
+    tmp = tempfile.NamedTemporaryFile(prefix="torchfmt-stdin-")  # noqa: SIM115 - closed by the caller
+    while chunk := sys.stdin.buffer.read(1 << 20):
+        tmp.write(chunk)
+    tmp.flush()
+    return tmp
 
 
 #: Top-level objects encoded by one call (a .t7 stream may hold a quarter million).
@@ -91,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
                                       byte_order=args.byte_order)
     if args.command == "inspect":
         return _inspect(args, hints)
+    stdin = None
     try:
-        desc = describe(args.path, hints, inert=args.inert)
+        if args.path == "-":
+            stdin = _stdin_copy()
+        desc = describe(stdin.name if stdin else args.path, hints, inert=args.inert)
     except FormatError as e:
         print(e.line(), file=sys.stderr)
         return 1
@@ -114,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
         what = quote(e.args[0]) if e.args else ""  # never str(e): its repr of a file's value may recurse
         print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=sys.stderr)
         return 2
+    finally:
+        if stdin is not None:
+            stdin.close()
     # A description nests about three JSON containers per level of the file's nesting (bounded by
     # the readers' depth limits); the encoder recurses once per container.
     limit = sys.getrecursionlimit()

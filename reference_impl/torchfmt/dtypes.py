@@ -57,6 +57,10 @@ class DType:
     def __repr__(self) -> str:
         return f"DType({self.name})"
 
+    def __str__(self) -> str:
+        """The name torch gives the dtype after ``torch.``: ``str(t.dtype) == "float32"``."""
+        return self.name
+
 
 def _d(name: str, np_type: object, storage_class: str | None, t7_class: str | None = None,
        swap_unit: int | None = None, quantized: bool = False, per_byte: int = 1,

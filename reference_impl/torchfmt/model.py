@@ -110,6 +110,42 @@ class Tensor:
             view = resolve_bits(view, self.dtype, self.conj, self.neg)
         return view
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """``np.asarray(t)``: the logical values in the tensor's shape (read-only where they map the
+        file; ``np.array(t)`` copies).  Packed dtypes give their bytes (``int_repr()``)."""
+        values = self.numpy()
+        if values.size and self.dtype.per_byte == 1:
+            values = values.reshape(self.shape)
+        elif not values.size:
+            values = values.reshape(self.shape if not (self.lua and not self.shape) else (0,))
+        if dtype is not None:
+            values = values.astype(dtype, copy=False)
+        return np.array(values, copy=True) if copy else values
+
+    def __repr__(self) -> str:
+        return _tensor_repr(type(self).__name__, self.dtype, self.shape, lambda: self.numpy(),
+                            self.device, self.requires_grad)
+
+
+#: Values a tensor's ``repr`` shows.
+_REPR_VALUES = 6
+
+
+def _tensor_repr(kind: str, dtype: DType, shape: tuple[int, ...], values: Any, device: str,
+                 requires_grad: bool) -> str:
+    """``Tensor(float32, shape=(4, 3), values=[0.1, 0.2, ...])``: a few values, never the storage."""
+    parts = [str(dtype), f"shape={tuple(shape)}"]
+    if device != "cpu":
+        parts.append(f"device={device!r}")
+    if requires_grad:
+        parts.append("requires_grad=True")
+    if values is not None:
+        flat = values()
+        shown = [str(x) for x in flat.reshape(-1)[:_REPR_VALUES]] if flat.size else []
+        more = ", ..." if flat.size > _REPR_VALUES else ""
+        parts.append(f"values=[{', '.join(shown)}{more}]")
+    return f"{kind}({', '.join(parts)})"
+
 
 @dataclass(eq=False)
 class QuantizedTensor(Tensor):
@@ -153,6 +189,9 @@ class MetaTensor:
     parameter: bool = False
     attrs: dict[str, Any] = field(default_factory=dict)
 
+    def __repr__(self) -> str:
+        return _tensor_repr("MetaTensor", self.dtype, self.shape, None, "meta", self.requires_grad)
+
 
 @dataclass(eq=False)
 class TorchObject:
@@ -162,6 +201,21 @@ class TorchObject:
     class_name: str
     version: str | None
     value: Any
+
+    def __getitem__(self, key: Any) -> Any:
+        """``obj["weight"]``: a field of the object's table (as torchfile's ``TorchObject``)."""
+        if isinstance(self.value, LuaTable):
+            return self.value[key]
+        raise KeyError(key)
+
+    def __getattr__(self, name: str) -> Any:
+        """``obj.weight``: a string field of the object's table."""
+        if name.startswith("_") or name in ("class_name", "version", "value"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"{self.class_name} has no field {name!r}") from None
 
 
 @dataclass(eq=False)
@@ -178,6 +232,49 @@ class LuaTable:
     """A Lua table: key/value pairs in file order; keys may be any value, tables included."""
 
     items: list[tuple[Any, Any]] = field(default_factory=list)
+
+    def _index(self) -> dict[Any, Any]:
+        # first value of each hashable key, as a Lua table holds one value per key; numbers by value
+        # (``t[1]`` finds the key 1.0 every .t7 number is), tables and tensors by identity
+        index = self.__dict__.get("_by_key")
+        if index is None or self.__dict__.get("_indexed") != len(self.items):
+            index = {}
+            for k, v in self.items:
+                index.setdefault(k, v)
+            self.__dict__["_by_key"], self.__dict__["_indexed"] = index, len(self.items)
+        return index
+
+    def __getitem__(self, key: Any) -> Any:
+        """``t[1]``, ``t["weight"]``: the value of a key (1-based keys as the file has them)."""
+        return self._index()[key]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._index().get(key, default)
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._index()
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Any:
+        """The keys, in file order, as iterating a ``dict`` gives."""
+        return (k for k, _ in self.items)
+
+    def keys(self) -> list[Any]:
+        return [k for k, _ in self.items]
+
+    def values(self) -> list[Any]:
+        return [v for _, v in self.items]
+
+    def __getattr__(self, name: str) -> Any:
+        """``t.weight``: a string key (torchfile's tables allow the same)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"the table has no key {name!r}") from None
 
 
 @dataclass(frozen=True)
