@@ -30,17 +30,41 @@ doc-ref: spec/pt-legacy.md#pt-legacy-magic
 seq:
   - id: magic_number
     type: python_pickle
-    doc: The magic number pickle.
-    doc-ref: spec/pt-legacy.md#pt-legacy-magic
+    doc: |
+      The magic number pickle: the int pushed just before STOP by LONG1 (torch writes the ten bytes
+      6c fc 9c 46 f9 20 6a a8 50 19), LONG4, or LONG ("119547037146038801333356L").  The same int may
+      be written with padding (zero bytes after the ten), which Python's unpickler and torch read as
+      the same number: the grammar checks the ten bytes, the reader the value.
     valid:
       expr: |
         _.ops.size >= 2 and (
           (_.ops[_.ops.size - 2].code == python_pickle::opcode::long1
-           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value
-               == [0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19])
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value.length >= 10
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[0] == 0x6c
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[1] == 0xfc
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[2] == 0x9c
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[3] == 0x46
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[4] == 0xf9
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[5] == 0x20
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[6] == 0x6a
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[7] == 0xa8
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[8] == 0x50
+           and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_u1>.value[9] == 0x19)
+          or (_.ops[_.ops.size - 2].code == python_pickle::opcode::long4
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value.length >= 10
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[0] == 0x6c
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[1] == 0xfc
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[2] == 0x9c
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[3] == 0x46
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[4] == 0xf9
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[5] == 0x20
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[6] == 0x6a
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[7] == 0xa8
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[8] == 0x50
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::bytes_s4>.value[9] == 0x19)
           or (_.ops[_.ops.size - 2].code == python_pickle::opcode::long
-           and _.ops[_.ops.size - 2].arg.as<python_pickle::decimal_line>.value
-               == "119547037146038801333356L"))
+              and _.ops[_.ops.size - 2].arg.as<python_pickle::decimal_line>.value
+                  == "119547037146038801333356L"))
   - id: protocol_version
     type: python_pickle
     doc: The int 1001.

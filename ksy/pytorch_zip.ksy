@@ -338,8 +338,19 @@ types:
       has_data_descriptor:
         value: (flags & 0x0008) != 0
       is_pickle:
-        value: file_name.length >= 4 and file_name.substring(file_name.length - 4, file_name.length) == ".pkl"
-        doc: data.pkl, and constants.pkl in TorchScript archives.
+        value: |
+          file_name.length >= 4
+          and file_name.substring(file_name.length - 4, file_name.length - 3) == "."
+          and (file_name.substring(file_name.length - 3, file_name.length - 2) == "p"
+               or file_name.substring(file_name.length - 3, file_name.length - 2) == "P")
+          and (file_name.substring(file_name.length - 2, file_name.length - 1) == "k"
+               or file_name.substring(file_name.length - 2, file_name.length - 1) == "K")
+          and (file_name.substring(file_name.length - 1, file_name.length) == "l"
+               or file_name.substring(file_name.length - 1, file_name.length) == "L")
+        doc: |
+          data.pkl, and constants.pkl in TorchScript archives: a name ending in ".pkl" in any ASCII
+          case, since torch (miniz) looks record names up ignoring ASCII case (a lone DATA.PKL is the
+          object pickle).
         doc-ref: spec/pt-zip.md#pt-zip-data-pkl
       body:
         pos: ofs_body

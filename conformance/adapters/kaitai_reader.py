@@ -3,8 +3,10 @@
 
 ``kaitai_reader.py PATH`` prints PATH's canonical description; exit 1 with one stderr line
 ``<code>: <message>`` when the file is malformed (codes: the closed set of reference_impl/torchfmt/errors.py,
-read as data), exit 2 ``unsupported: <feature>`` for what it declines, exit 3 ``internal-error: ...`` for
-its own bugs (so the suite counts them as failures).  It never imports torchfmt: every byte layout is
+read as data), exit 2 ``unsupported: <feature>`` for what it declines.  Its own bugs keep the contract
+(spec/canonical.md#canonical-reader-cli): an unexpected exception is exit 2 ``unsupported: internal-error
+(...; a reader bug)``, a MemoryError or RecursionError exit 1 ``limit-exceeded``, an unreadable path exit 2
+``unsupported: unreadable-path``.  It never imports torchfmt: every byte layout is
 read by ksy/generated/ (the grammars of ksy/*.ksy), and the package ``kaitai/`` beside this file holds
 only what a grammar cannot say: the pickle stack machine (pickle_vm.py) and the allowlisted rebuild
 functions (rebuild.py), the .t7 reference table and detection (t7.py), the .pt containers' semantics
@@ -16,18 +18,21 @@ repetitions (t7 ``stream``, pickle ``ops``) one item at a time so that each is g
 the next is parsed, and after a grammar failure looks at the fields of the half-read objects (the
 generated parsers keep no partial result) so that the first problem in reading order is the one reported.
 
-Misses: none (``pytest conformance/ --reader kaitai``: accept 448/448 — committed 400/400, corpus
-48/48 —, reject 165/165, impl 11/11, declined 0).  Lone surrogates in a pickle's str arguments, its last
-misses, are read since python_pickle.ksy keeps those arguments as bytes and the pickle machine decodes
-them with ``surrogatepass`` (spec/pickle.md#pickle-protocols).
+Misses: none (conformance/results/kaitai.json, ``python conformance/matrix.py --readers kaitai``: every
+committed and corpus case passes).  Lone surrogates in a pickle's str arguments are read since
+python_pickle.ksy keeps those arguments as bytes and the pickle machine decodes them with
+``surrogatepass`` (spec/pickle.md#pickle-protocols); a high surrogate followed by a low one is
+``bad-value`` (spec/canonical.md#canonical-surrogates).  Every budget and limit is read from
+spec/canonical.md's reader-limits table (kaitai/facts.py ``limits()``).
 
-Known limits the suite does not reach (same cause: what the grammar fixes):
+Known limits (same cause: what the grammar fixes):
 
 - t7 ascii: torch7 skips any whitespace before a number; torch_t7_ascii.ksy accepts exactly the single
   spaces and newlines the writer puts there (a final number without its newline is ``truncated``).
-- t7 class header ``V <x>`` whose ``<x>`` is no Lua number: the grammar takes every ``V `` header for a
-  version and the next string for the class name; this reader declines such a file.  Class names are
-  read as ASCII (a UTF-8 name outside ASCII is ``bad-value``).
+- t7 class header ``V <x>``: the grammars take every ``V `` header for a version; while a stream is read,
+  kaitai/t7.py's ``lua_versions`` makes their ``has_version`` also ask that ``<x>`` be a Lua number
+  (spec/t7.md#t7-class-version), which no Kaitai expression can say.  Class names are read as ASCII
+  (a UTF-8 name outside ASCII is ``bad-value``).
 - zip: an end record followed by a comment, or a zip64 end record with extensible data reaching past
   the file, fail the grammar's fixed layout (``bad-container`` / ``truncated``).
 - legacy streams whose ``sys_info`` says big-endian with a big-endian storage count: the grammar reads
@@ -94,16 +99,27 @@ def read(path: str) -> dict[str, Any]:
         elif head[257:262] == b"ustar":
             fmt, objects = pt.read_tar(f)
         elif head[0] == 0x80 or head[:1] in (b"L", b"\x8a"):
-            fmt, objects = pt.read_legacy(f, size)
+            if pt.is_tar_header(head):  # torch's tarfile takes it first (spec/pt-legacy.md#pt-legacy-magic)
+                fmt, objects = pt.read_tar(f)
+            else:
+                fmt, objects = pt.read_legacy(f, size)
         else:
             return t7.read_t7(f, size, head)
         return describe(fmt, objects)
 
 
+def _quote(e: BaseException) -> str:
+    """A short, safe quote of an exception's first argument (never ``str(e)``: the repr of a file's deep
+    value may itself recurse)."""
+    arg = e.args[0] if e.args else ""
+    text = arg if isinstance(arg, str) else type(arg).__name__
+    return " ".join(text.split())[:120]
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: kaitai_reader.py PATH", file=sys.stderr)
-        return 3
+        print("unsupported: usage: kaitai_reader.py PATH", file=sys.stderr)
+        return 2
     from kaitai.failure import Decline, Reject
 
     result: dict[str, Any] = {}
@@ -115,12 +131,14 @@ def main(argv: list[str]) -> int:
             result["exit"] = (1, f"{e.code}: {e.message}")
         except Decline as e:
             result["exit"] = (2, f"unsupported: {e.feature}")
-        except RecursionError:
-            result["exit"] = (1, "limit-exceeded: the file nests deeper than this reader's stack")
-        except MemoryError:
-            result["exit"] = (1, "limit-exceeded: out of memory")
+        except (RecursionError, MemoryError) as e:
+            result["exit"] = (1, f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own "
+                                 "limits did not stop it first: a reader bug)")
+        except OSError as e:  # the path, not the bytes
+            result["exit"] = (2, f"unsupported: unreadable-path ({e.strerror or type(e).__name__})")
         except BaseException as e:  # noqa: BLE001 - a bug of this reader, never a traceback
-            result["exit"] = (3, f"internal-error: {type(e).__name__}: {e}")
+            result["exit"] = (2, f"unsupported: internal-error ({type(e).__name__}: {_quote(e)}; "
+                                 "a reader bug)")
 
     sys.setrecursionlimit(RECURSION_LIMIT)
     threading.stack_size(STACK_SIZE)
@@ -130,7 +148,7 @@ def main(argv: list[str]) -> int:
     if "text" in result:
         sys.stdout.write(result["text"] + "\n")
         return 0
-    status, line = result.get("exit", (3, "internal-error: no result"))
+    status, line = result.get("exit", (2, "unsupported: internal-error (no result: a reader bug)"))
     sys.stderr.write(" ".join(line.split()) + "\n")
     return status
 

@@ -453,7 +453,9 @@ class PytorchZip(KaitaiStruct):
 
         @property
         def is_pickle(self):
-            """data.pkl, and constants.pkl in TorchScript archives.
+            """data.pkl, and constants.pkl in TorchScript archives: a name ending in ".pkl" in any ASCII
+            case, since torch (miniz) looks record names up ignoring ASCII case (a lone DATA.PKL is the
+            object pickle).
             
             .. seealso::
                spec/pt-zip.md#pt-zip-data-pkl
@@ -461,7 +463,7 @@ class PytorchZip(KaitaiStruct):
             if hasattr(self, '_m_is_pickle'):
                 return self._m_is_pickle
 
-            self._m_is_pickle =  ((len(self.file_name) >= 4) and (self.file_name[len(self.file_name) - 4:len(self.file_name)] == u".pkl")) 
+            self._m_is_pickle =  ((len(self.file_name) >= 4) and (self.file_name[len(self.file_name) - 4:len(self.file_name) - 3] == u".") and ( ((self.file_name[len(self.file_name) - 3:len(self.file_name) - 2] == u"p") or (self.file_name[len(self.file_name) - 3:len(self.file_name) - 2] == u"P")) ) and ( ((self.file_name[len(self.file_name) - 2:len(self.file_name) - 1] == u"k") or (self.file_name[len(self.file_name) - 2:len(self.file_name) - 1] == u"K")) ) and ( ((self.file_name[len(self.file_name) - 1:len(self.file_name)] == u"l") or (self.file_name[len(self.file_name) - 1:len(self.file_name)] == u"L")) )) 
             return getattr(self, '_m_is_pickle', None)
 
         @property

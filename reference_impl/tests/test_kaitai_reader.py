@@ -80,6 +80,12 @@ ACCEPT = [
     "t7-ascii/ascii-tensor-half-2x3",
     "pt-zip/python-str-lone-surrogate",  # BINUNICODE bytes decoded with surrogatepass
     "pt-legacy/python-str-lone-surrogate-torch1.13",
+    "pt-zip/adv-hard-key-size-then-tuple",  # keys merge as Python's: torch.Size equals its tuple
+    "pt-zip/adv-hard-key-numbers-merge",  # 1, 1.0, True and complex(1, 0) are one key
+    "pt-zip/adv-hard-complex-of-an-int",  # normal forms
+    "pt-zip/adv-hard-size-of-a-list",
+    "pt-zip/adv-zip-name-upper-case-data-pkl",  # pytorch_zip.ksy: a .PKL record is a pickle too
+    "pt-legacy/adv-legacy-padded-head-pickles",  # pytorch_legacy.ksy: padding after the magic's ten bytes
 ]
 
 
@@ -121,6 +127,16 @@ REJECT = [
     "pt-zip/adv-pickle-frame-beyond-record",
     "pt-legacy/reject-bad-magic",
     "pt-legacy/adv-storage-count-below-pid",
+    "pt-tar/adv-tar-v7-header-over-legacy-stream",  # a V7 tar header: the tar path, as torch's tarfile
+    "pt-zip/adv-hard-deep-frozenset",  # nesting refused when FROZENSET runs, before hashing
+    "pt-zip/adv-hard-long4-over-limit-past-end",  # the limit wins over the bytes
+    "pt-zip/adv-hard-node-bomb-tuples",
+    "pt-zip/adv-hard-escape-bomb",  # JSON text bytes, escapes counted
+    "pt-zip/adv-hard-view-hash-bomb",
+    "pt-zip/adv-hard-surrogate-pair-str",
+    "pt-zip/adv-hard-int-leading-zero",
+    "t7-binary/adv-t7-class-header-30k-digits",  # 'V <no number>' is a class name (lua_versions)
+    "t7-ascii/adv-t7-ascii-class-header-30k-digits",
 ]
 
 
@@ -157,7 +173,9 @@ def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
 
 
 def test_command_line_contract(tmp_path: Path) -> None:
-    """Exit 0 + one JSON document; exit 1 + one ``<code>: ...`` line; exit 3 for its own failures."""
+    """Exit 0 + one JSON document; exit 1 + one ``<code>: ...`` line; exit 2 + one ``unsupported: ...``
+    line for what is not a file format problem (spec/canonical.md#canonical-reader-cli): never another
+    status, even for its own failures."""
     path, _ = _case("t7-binary/table-nested")
     ok = _run(str(path))
     assert ok.returncode == 0 and json.loads(ok.stdout)["format"] == "t7-binary"
@@ -169,9 +187,28 @@ def test_command_line_contract(tmp_path: Path) -> None:
         r = _run(str(f))
         assert (r.returncode, r.stdout) == (1, "")
         assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"{code}: ")
-    broken = _run(str(tmp_path))  # a folder: not a file format problem, the reader's own failure
-    assert broken.returncode == 3 and broken.stdout == ""
-    assert broken.stderr.count("\n") == 1 and broken.stderr.startswith("internal-error: ")
+    folder = _run(str(tmp_path))  # a folder: not a file format problem
+    assert folder.returncode == 2 and folder.stdout == ""
+    assert folder.stderr.count("\n") == 1 and folder.stderr.startswith("unsupported: unreadable-path (")
+    usage = _run()
+    assert usage.returncode == 2 and usage.stderr.startswith("unsupported: ")
+
+
+def test_a_reader_bug_keeps_the_contract(monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """An unexpected exception is exit 2 ``unsupported: internal-error (...)``, a RecursionError or
+    MemoryError exit 1 ``limit-exceeded``: one line, never a traceback, never exit 3."""
+    path, _ = _case("t7-binary/table-nested")
+    bug = "unsupported: internal-error (KeyError: torch.strided"
+    for exc, status, start in ((KeyError("torch.strided"), 2, bug),
+                               (RecursionError("deep"), 1, "limit-exceeded: "),
+                               (MemoryError(), 1, "limit-exceeded: ")):
+        def boom(_path: str, exc: BaseException = exc) -> dict[str, Any]:
+            raise exc
+        monkeypatch.setattr(kaitai_reader, "read", boom)
+        assert kaitai_reader.main(["kaitai_reader.py", str(path)]) == status
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(start), err
 
 
 def test_never_imports_torchfmt() -> None:
@@ -207,6 +244,17 @@ def test_dtype_table_agrees_with_the_project() -> None:
         return (d.name, d.itemsize, d.swap_unit, d.storage_class, d.t7_class, d.quantized, d.per_byte)
 
     assert [row(d) for d in facts.DTYPES.values()] == [row(d) for d in project_dtypes.DTYPES]
+
+
+def test_every_reader_limit_is_read_from_the_table() -> None:
+    """Each limit of spec/canonical.md's reader-limits table is the project's (torchfmt/limits.py) and
+    is used by this reader by its name, never as a copied number."""
+    from torchfmt import limits as project_limits
+
+    table = facts.limits()
+    assert table == {lim.name: lim.value for lim in project_limits.LIMITS}
+    sources = "".join(p.read_text(encoding="utf-8") for p in (ADAPTER.parent / "kaitai").glob("*.py"))
+    assert [name for name in table if f'"{name}"' not in sources] == []
 
 
 def test_error_codes_are_read_from_errors_py() -> None:

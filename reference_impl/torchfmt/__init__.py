@@ -5,7 +5,9 @@ Public API (spec/canonical.md):
 - :func:`open_document` reads a file into a :class:`~torchfmt.model.Document` (variant + objects);
 - :func:`load` returns the first object, as ``torch.load`` would;
 - :func:`load_file` returns ``{dotted.name: numpy.ndarray}``, as ``safetensors.numpy.load_file`` would;
-- :func:`describe` returns the canonical description as a JSON-ready ``dict``.
+- :func:`describe` returns the canonical description as a JSON-ready ``dict``;
+- :func:`save` writes what :func:`load` returns (and plain Python values, numpy arrays) as ``pt-zip``,
+  ``pt-legacy`` or ``t7`` (:mod:`torchfmt.writer`).
 
 Nothing from a file is ever executed.  Storages are views into an mmap of the file where the byte order
 allows (read-only arrays: ``mmap=False`` reads the file into memory instead, for people who will
@@ -30,9 +32,10 @@ from .flat import arrays
 from .model import Document
 from .t7.encodings import Hints
 from .windows import FileWindows
+from .writer import save
 
 __all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "describe", "load",
-           "load_file", "open_document", "read_bytes"]
+           "load_file", "open_document", "read_bytes", "save"]
 
 
 def read_bytes(buf: bytes | memoryview | _mmap.mmap, hints: Hints | None = None, *,

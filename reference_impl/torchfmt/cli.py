@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                "  inspect   a report for people: what the file is, its contents, whether\n"
                "            torch.load(weights_only=True) takes it, and where every byte goes\n"
                "            (--json: stable JSON; --plot FILE: a chart; spec/inspect.md; exit status 1 also\n"
-               "            for a file that is no checkpoint or is truncated)\n\n"
+               "            for a file that is no checkpoint or is truncated)\n"
+               "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n\n"
                + EXIT_STATUS.format(codes=codes))
     p.add_argument("--version", action="version", version=f"torchfmt {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -75,6 +76,17 @@ def _parser() -> argparse.ArgumentParser:
     insp.add_argument("--plot", metavar="FILE",
                       help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs matplotlib)")
     _t7_hints(insp)
+    conv = sub.add_parser("convert", help="write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors")
+    conv.add_argument("input")
+    conv.add_argument("output")
+    conv.add_argument("--to", choices=["pt-zip", "pt-legacy", "t7", "safetensors"],
+                      help="the output format (default: from the output's extension, else pt-zip)")
+    conv.add_argument("--force", action="store_true", help="replace an existing output")
+    conv.add_argument("--json", action="store_true", help="report as one JSON line")
+    conv.add_argument("--keep-buffers", action="store_true",
+                      help="keep an nn model's training buffers (gradWeight, output, ...)")
+    conv.add_argument("--metadata", action="store_true",
+                      help="safetensors: keep non-tensor values as JSON in __metadata__ instead of refusing")
     return p
 
 
@@ -82,6 +94,31 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=["binary", "ascii"], help=".t7 hint: encoding mode")
     p.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
     p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
+
+
+def _convert(args: argparse.Namespace) -> int:
+    """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (a refused
+    conversion or a bad input) or 2 (an unsupported feature) otherwise."""
+    from .convert import ConvertError, convert
+    from .writer.pickler import PicklingError
+
+    try:
+        report = convert(args.input, args.output, args.to, force=args.force, keep_buffers=args.keep_buffers,
+                         metadata=args.metadata)
+    except FormatError as e:
+        print(e.line(), file=sys.stderr)
+        return 1
+    except Unsupported as e:
+        print(e.line(), file=sys.stderr)
+        return 2
+    except (ConvertError, PicklingError) as e:
+        print(f"refused: {' '.join(str(e).split())}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)})", file=sys.stderr)
+        return 2
+    print(json.dumps(report.json()) if args.json else report.line())
+    return 0
 
 
 def _stdin_copy() -> tempfile._TemporaryFileWrapper:  # type: ignore[type-arg]
@@ -120,6 +157,8 @@ def _write(desc: dict[str, object], out: TextIO, indent: int | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "convert":
+        return _convert(args)
     hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
                                       byte_order=args.byte_order)
     if args.command == "inspect":

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import json
 import math
 from typing import Any
 
 import numpy as np
 
+from .facts import limits
 from .failure import Reject
 from .values import (
     Global,
@@ -30,11 +32,15 @@ from .values import (
     TorchObject,
 )
 
-NODE_BUDGET = 5_000_000
-TEXT_BUDGET = 1 << 30
-MAX_DEPTH = 5_000
+#: spec/canonical.md's reader-limits table (#canonical-node-budget, spec/pickle.md#pickle-nesting).
+LIMITS = limits()
+NODE_BUDGET = LIMITS["NODE_BUDGET"]
+TEXT_BUDGET = LIMITS["TEXT_BUDGET"]
+MAX_DEPTH = LIMITS["VALUE_DEPTH"]
 #: A view may present more elements than its storage holds (stride 0, overlaps) up to this many.
-MAX_EXPANDED = 1 << 24
+MAX_EXPANDED = LIMITS["VIEW_ELEMENTS"]
+#: The tensors of a description hold at most this many times their storages' elements, plus MAX_EXPANDED.
+VIEW_FACTOR = LIMITS["VIEW_FACTOR"]
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 _SHAREABLE = (list, dict, set, LuaTable, TorchObject, LuaFunction, Opaque, Tensor, SparseTensor, MetaTensor)
@@ -115,31 +121,65 @@ class Describer:
         self.storages: dict[str, dict[str, Any]] = {}
         self.nodes = 0
         self.text = 0
+        self.text_sizes: dict[int, tuple[Any, int]] = {}
+        self.view_elements = 0  # logical elements of the tensors, each tensor once
+        self.storage_elements = 0  # elements of their storages, each storage once
+        self.counted_storages: set[int] = set()
 
     # -- the counting walk --------------------------------------------------------------------------
-    def count(self, root: Any) -> None:
-        stack = [root]
+    def count(self, root: Any, depth_limit: int | None = MAX_DEPTH) -> None:
+        """Count the nodes, text and tensor elements the description of ``root`` will write, in
+        document order, and check them against the budgets before anything is written or hashed
+        (spec/canonical.md#canonical-node-budget); and the nesting, where each value is first written
+        in full (spec/pickle.md#pickle-nesting; None: the caller checked it)."""
+        stack = [(root, 1)]
         while stack:
-            v = stack.pop()
+            v, depth = stack.pop()
             self.nodes += 1
             if self.nodes > NODE_BUDGET:
                 raise Reject("limit-exceeded", f"the description would hold more than {NODE_BUDGET} values")
             if isinstance(v, (str, bytes, bytearray)):
-                self.text += len(v)
+                self.text += self._text_size(v)
                 if self.text > TEXT_BUDGET:
-                    raise Reject("limit-exceeded", f"the description would hold more than {TEXT_BUDGET} "
-                                                   "units of text")
+                    raise Reject("limit-exceeded", f"the description would write more than {TEXT_BUDGET} "
+                                                   "bytes of JSON text for its str and bytes values")
             if isinstance(v, _SHAREABLE):
                 self.seen[id(v)] += 1
                 if self.seen[id(v)] > 1:
                     continue
                 self.alive.append(v)
-            stack.extend(_children(v))
+                if isinstance(v, Tensor):
+                    self._count_view(v)
+            if depth_limit is not None and depth > depth_limit:
+                raise Reject("limit-exceeded", f"values nest deeper than {depth_limit}")
+            stack.extend((c, depth + 1) for c in reversed(_children(v)))
+
+    def _text_size(self, v: Any) -> int:
+        """The bytes of the JSON string a str or bytes value writes, quotes and escapes included, in
+        ASCII JSON (a code point outside ASCII is a 6-byte escape, outside the BMP two)."""
+        known = self.text_sizes.get(id(v))
+        if known is not None and known[0] is v:
+            return known[1]
+        n = len(json.dumps(v)) if isinstance(v, str) else 2 * len(v) + 2
+        self.text_sizes[id(v)] = (v, n)
+        return n
+
+    def _count_view(self, t: Tensor) -> None:
+        """Each tensor hashes its logical elements: together at most VIEW_FACTOR times their storages'
+        elements plus VIEW_ELEMENTS (spec/canonical.md#canonical-node-budget), checked before any hash."""
+        if t.storage is None:
+            return
+        self.view_elements += t.numel
+        if id(t.storage) not in self.counted_storages:
+            self.counted_storages.add(id(t.storage))
+            self.storage_elements += t.storage.numel
+        if self.view_elements > VIEW_FACTOR * self.storage_elements + MAX_EXPANDED:
+            raise Reject("limit-exceeded", f"the tensors hold {self.view_elements} elements, more than "
+                                           f"{VIEW_FACTOR} times their storages' {self.storage_elements} "
+                                           f"plus {MAX_EXPANDED}")
 
     # -- the writing walk ---------------------------------------------------------------------------
     def emit(self, v: Any, depth: int = 0) -> dict[str, Any]:
-        if depth > MAX_DEPTH:
-            raise Reject("limit-exceeded", f"values nest deeper than {MAX_DEPTH}")
         if isinstance(v, _SHAREABLE) and self.seen[id(v)] > 1:
             known = self.ids.get(id(v))
             if known is not None:
@@ -259,7 +299,7 @@ def _children(v: Any) -> list[Any]:
     if isinstance(v, LuaFunction):
         return list(v.upvalues)
     if isinstance(v, Opaque):
-        return [*v.args, v.state]
+        return v.args if v.state is None else [*v.args, v.state]
     if isinstance(v, QuantizedTensor):
         return [t for t in (v.scales, v.zero_points) if t is not None]
     if isinstance(v, SparseTensor):
@@ -267,11 +307,12 @@ def _children(v: Any) -> list[Any]:
     return []
 
 
-def describe(fmt: str, objects: list[Any]) -> dict[str, Any]:
+def describe(fmt: str, objects: list[Any], depth_limit: int | None = MAX_DEPTH) -> dict[str, Any]:
     """The description of a file of variant ``fmt`` holding ``objects``
-    (spec/canonical.md#canonical-document)."""
+    (spec/canonical.md#canonical-document); ``depth_limit`` bounds each object's nesting (None: the
+    caller measured it, as .t7 streams are, spec/t7.md#t7-limits)."""
     d = Describer()
     for obj in objects:
-        d.count(obj)
+        d.count(obj, depth_limit)
     out = [d.emit(obj) for obj in objects]
     return {"description_version": 0, "format": fmt, "objects": out, "storages": d.storages}

@@ -8,20 +8,44 @@ is applied by :mod:`.rebuild`, which builds the value torch's function would ret
 from __future__ import annotations
 
 import codecs
+import math
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+import kaitaistruct
 import python_pickle
 
 from . import rebuild
-from .facts import Allowed, allowlist, opcodes
-from .failure import Decline, Reject
+from .facts import Allowed, allowlist, limits, opcodes
+from .failure import Decline, Reject, half_read
 from .values import Global, ODict, Opaque, Tensor
 
 MODULE_RENAMES = {"__builtin__": "builtins", "copy_reg": "copyreg", "torch.tensor": "torch._tensor"}
-MAX_MARKS = 1_000
-MAX_INT_BYTES = 1_024
-MAX_DIGITS = 2_560
+#: spec/canonical.md's reader-limits table (spec/pickle.md#pickle-limits, #pickle-nesting).
+LIMITS = limits()
+MAX_MARKS = LIMITS["OPEN_MARKS"]
+MAX_INT_BYTES = LIMITS["INT_BYTES"]
+MAX_DIGITS = LIMITS["INT_DIGITS"]
+MAX_OPCODES = LIMITS["PICKLE_OPCODES"]
+MAX_CALL_WORK = LIMITS["CALL_WORK"]
+MAX_DEPTH = LIMITS["VALUE_DEPTH"]
+#: A ``str`` or ``bytes`` argument costs one unit of call work per this many code points or bytes.
+TEXT_PER_WORK = 64
+
+#: spec/pickle.md#pickle-number-text: the anchored grammars of the text number arguments.
+NUMBER_TEXT = {
+    "INT": re.compile(r"0|-?[1-9][0-9]*"),
+    "LONG": re.compile(r"(0|-?[1-9][0-9]*)L?"),
+    "GET": re.compile(r"-?[0-9]+"),
+    "PUT": re.compile(r"-?[0-9]+"),
+    "FLOAT": re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.I),
+}
+#: A high surrogate followed by a low one: JSON would read its escapes back as one astral character
+#: (spec/canonical.md#canonical-surrogates).
+_SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+_WORK_TYPES = frozenset({str, bytes, bytearray, list, tuple, set, frozenset, dict, ODict, Opaque})
+_PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
 
 
 class _Mark:
@@ -32,12 +56,21 @@ PersistentLoad = Callable[[Any], Any]
 
 
 def _decimal(text: str, what: str) -> int:
-    body = text[1:] if text[:1] in "+-" else text
-    if not body.isdigit() or not body.isascii():
-        raise Reject("bad-value", f"{what} argument {text[:40]!r} is not a decimal")
+    """An INT, LONG, GET or PUT argument: its grammar, then its digit count, then its value
+    (spec/pickle.md#pickle-number-text)."""
+    if NUMBER_TEXT[what].fullmatch(text) is None:
+        raise Reject("bad-value", f"{what} argument {text[:40]!r} is not a decimal of its grammar")
+    body = text.lstrip("-").rstrip("L")
     if len(body) > MAX_DIGITS:
-        raise Reject("limit-exceeded", f"{what} argument of {len(body)} digits")
-    return int(text)
+        raise Reject("limit-exceeded", f"{what} argument of {len(body)} digits (limit {MAX_DIGITS})")
+    return int(body) * (-1 if text.startswith("-") else 1)
+
+
+def _str(text: str, what: str) -> str:
+    if _SURROGATE_PAIR.search(text):
+        raise Reject("bad-value", f"{what}: a str holding a surrogate pair, which its JSON form would name "
+                                  "as another (astral) character")
+    return text
 
 
 def _utf8(raw: bytes, what: str, errors: str = "strict") -> str:
@@ -89,10 +122,26 @@ def ops_from(io: Any, record: bool = False) -> Iterator[Any]:
     while True:
         if record and io.is_eof():
             raise Reject("bad-pickle", "the pickle ends without STOP")
-        op = python_pickle.PythonPickle.Op(io, None, None)
+        try:
+            op = python_pickle.PythonPickle.Op(io, None, None)
+        except _PARSE_ERRORS as e:
+            over_limit(e)
+            raise
         yield op
         if op.code == python_pickle.PythonPickle.Opcode.stop:
             return
+
+
+def over_limit(e: BaseException) -> None:
+    """After the grammar failed inside a LONG4: a length over the integer limit wins over the bytes it
+    reaches past (spec/pickle.md#pickle-limits: the length is judged before the bytes are looked for)."""
+    op = half_read(e, "Op")
+    arg = half_read(e, "BytesS4")
+    long4 = python_pickle.PythonPickle.Opcode.long4
+    if op is not None and arg is not None and getattr(op, "code", None) == long4 \
+            and getattr(arg, "len", 0) > MAX_INT_BYTES:
+        raise Reject("limit-exceeded", f"LONG4: an integer of {arg.len} bytes (limit {MAX_INT_BYTES})") \
+            from None
 
 
 def pickle_length(pickle: Any) -> int:
@@ -122,8 +171,12 @@ class Machine:
         self.metastack: list[list[Any]] = []
         self.memo: dict[int, Any] = {}
         self.protocol = 1
+        self.work = 0  # items handed to calls and BUILDs (CALL_WORK)
+        self.depths: dict[int, tuple[Any, int]] = {}  # tuples and frozensets deeper than 1: (value, depth)
         pos = 0
         for i, op in enumerate(ops):
+            if i >= MAX_OPCODES:
+                raise Reject("limit-exceeded", f"{what}: more than {MAX_OPCODES} opcodes")
             code = int(op.code)
             info = self.table.get(code)
             if info is None:
@@ -202,10 +255,15 @@ class Machine:
     op_LONG4 = op_LONG1
 
     def op_FLOAT(self, arg: Any) -> None:
-        try:
-            self.push(float(arg.value))
-        except ValueError:
-            raise self.fail(f"{arg.value[:40]!r} is not a float", "bad-value") from None
+        """C ``_pickle``'s grammar; a decimal that rounds to an infinity is refused, as C ``_pickle``
+        refuses it (spec/pickle.md#pickle-number-text)."""
+        text = arg.value
+        if NUMBER_TEXT["FLOAT"].fullmatch(text) is None:
+            raise self.fail(f"{text[:40]!r} is not a float of its grammar", "bad-value")
+        value = float(text)
+        if math.isinf(value) and "inf" not in text.lower():
+            raise self.fail(f"{text[:40]!r} does not fit a double", "bad-value")
+        self.push(value)
 
     def op_BINFLOAT(self, arg: float) -> None:
         self.push(arg)
@@ -228,14 +286,14 @@ class Machine:
 
     def op_UNICODE(self, arg: Any) -> None:
         try:
-            self.push(bytes(arg.value).decode("raw-unicode-escape"))
+            self.push(_str(bytes(arg.value).decode("raw-unicode-escape"), self.name))
         except UnicodeDecodeError:
             raise self.fail("text that is not raw-unicode-escape", "bad-value") from None
 
     def op_BINUNICODE(self, arg: Any) -> None:
         """The grammar keeps the bytes; UTF-8 allowing lone surrogates, as CPython's unpickler
         (spec/pickle.md#pickle-protocols)."""
-        self.push(_utf8(arg.value, self.name, "surrogatepass"))
+        self.push(_str(_utf8(arg.value, self.name, "surrogatepass"), self.name))
 
     op_SHORT_BINUNICODE = op_BINUNICODE8 = op_BINUNICODE
 
@@ -284,15 +342,32 @@ class Machine:
     def op_DUP(self, arg: Any) -> None:
         self.push(self.top())
 
+    def depth(self, v: Any) -> int:
+        """The nesting of a tuple or frozenset this machine built (1 for any other value): hashing or
+        comparing one recurses through it in C (spec/pickle.md#pickle-nesting)."""
+        known = self.depths.get(id(v))
+        if known is not None and known[0] is v:
+            return known[1]
+        return 2 if type(v) in (tuple, frozenset) and v else 1  # only deeper ones are kept
+
+    def nested(self, v: Any) -> Any:
+        """``v``, a new tuple or frozenset, after its nesting is checked, when it is built."""
+        d = 1 + max((self.depth(x) for x in v), default=0)
+        if d > MAX_DEPTH:
+            raise self.fail(f"a {type(v).__name__} nested deeper than {MAX_DEPTH}", "limit-exceeded")
+        if d > 2:
+            self.depths[id(v)] = (v, d)
+        return v
+
     def op_TUPLE(self, arg: Any) -> None:
-        self.push(tuple(self.pop_mark()))
+        self.push(self.nested(tuple(self.pop_mark())))
 
     def _tuple_n(self, n: int) -> None:
         if len(self.stack) < n:
             raise self.fail("stack underflow")
         items = tuple(self.stack[len(self.stack) - n:])
         del self.stack[len(self.stack) - n:]
-        self.push(items)
+        self.push(self.nested(items))
 
     def op_TUPLE1(self, arg: Any) -> None:
         self._tuple_n(1)
@@ -316,7 +391,7 @@ class Machine:
 
     def op_FROZENSET(self, arg: Any) -> None:
         items = self.pop_mark()
-        self.push(frozenset(self._hashable(x) for x in items))
+        self.push(self.frozenset_(items))
 
     def op_APPEND(self, arg: Any) -> None:
         item = self.pop()
@@ -348,13 +423,31 @@ class Machine:
         target = self.top()
         if type(target) is not set:
             raise self.fail(f"ADDITEMS to a {type(target).__name__}")
-        target.update(self._hashable(x) for x in items)
+        target.update(self.hashed(set, items))
 
     def _dict_below(self) -> dict[Any, Any]:
         target = self.top()
         if not isinstance(target, dict):
             raise self.fail(f"{self.name} on a {type(target).__name__}")
         return target
+
+    def frozenset_(self, items: Iterable[Any]) -> frozenset[Any]:
+        """A frozenset of ``items``, its nesting checked before its items are hashed."""
+        items = list(items)
+        d = 1 + max((self.depth(x) for x in items), default=0)
+        if d > MAX_DEPTH:
+            raise self.fail(f"a frozenset nested deeper than {MAX_DEPTH}", "limit-exceeded")
+        v = self.hashed(frozenset, items)
+        if d > 2:
+            self.depths[id(v)] = (v, d)
+        return v
+
+    def hashed(self, make: Callable[[Iterable[Any]], Any], items: Iterable[Any]) -> Any:
+        """``make(items)`` (a set or frozenset); an item that cannot be hashed is ``bad-value``."""
+        try:
+            return make(items)
+        except TypeError:
+            raise self.fail("an unhashable item (a list, dict or set) in a set", "bad-value") from None
 
     def _hashable(self, key: Any) -> Any:
         try:
@@ -441,17 +534,48 @@ class Machine:
             raise self.fail(f"calling a {type(g).__name__}, not a global")
         if any(g.module == m or g.module.startswith(m + ".") for m in self.opaque_modules):
             return None
-        entry = self.allowed[g.qualname]
-        if entry.role == "value":
+        entry = self.allowed.get(g.qualname)
+        if entry is None or entry.role == "value":  # a dtype, layout, qscheme, storage or tensor type
             raise self.fail(f"{g.qualname} is a value, not a callable")
         if entry.role == "declined":
             raise Decline(f"{g.qualname} ({self.what})")
         return entry
 
+    def charge(self, value: Any) -> None:
+        """Count the items handed to a call or BUILD (each item of a container and of the containers
+        inside it, once per call; a ``str`` or ``bytes`` one per 64 units) against the pickle's call-work
+        limit, before the call works on them (spec/pickle.md#pickle-limits)."""
+        seen: set[int] = set()
+        todo = [value]
+        while todo:
+            v = todo.pop()
+            if isinstance(v, (str, bytes, bytearray)):
+                self.work += len(v) // TEXT_PER_WORK
+            elif isinstance(v, (list, tuple, set, frozenset, dict, Opaque)):
+                if id(v) in seen:
+                    continue
+                seen.add(id(v))
+                if isinstance(v, dict):
+                    items: list[Any] = [x for kv in v.items() for x in kv]
+                    if isinstance(v, ODict):
+                        items.extend(v.attrs.values())
+                    self.work += len(v)
+                elif isinstance(v, Opaque):
+                    items = [*v.args, v.state]
+                else:
+                    items = list(v)
+                    self.work += len(items)
+                if not _WORK_TYPES.isdisjoint(map(type, items)):
+                    todo.extend(x for x in items if type(x) in _WORK_TYPES)
+            if self.work > MAX_CALL_WORK:
+                raise self.fail(f"the calls and BUILDs of this pickle are handed more than {MAX_CALL_WORK} "
+                                "items", "limit-exceeded")
+
     def call(self, g: Any, args: Any, *, newobj: bool = False) -> Any:
         """Apply the allowed callable ``g`` to ``args`` (spec/pickle.md#what-the-allowed-callables-build)."""
         if type(args) is not tuple:
             raise self.fail(f"arguments must be a tuple, not {type(args).__name__}")
+        self.charge(args)
         entry = self._entry(g)
         if entry is None:
             return Opaque(g.qualname, list(args))
@@ -500,6 +624,7 @@ class Machine:
     def op_BUILD(self, arg: Any) -> None:
         state = self.pop()
         obj = self.top()
+        self.charge(state)
         if isinstance(obj, ODict):
             if not isinstance(state, dict) or not all(type(k) is str for k in state):
                 raise self.fail("an OrderedDict's state must be a dict of str keys")

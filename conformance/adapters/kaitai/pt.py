@@ -18,7 +18,7 @@ import pytorch_zip
 from kaitaistruct import BytesIO, KaitaiStream
 
 from . import rebuild
-from .facts import BY_STORAGE_CLASS, DTYPES, DType
+from .facts import BY_STORAGE_CLASS, DTYPES, DType, limits
 from .failure import Decline, Reject, from_kaitai, half_read
 from .pickle_vm import Machine, ops_from, pickle_length
 from .values import Global, Storage, Tensor
@@ -40,6 +40,8 @@ def parse(grammar: str, what: str, make: Any) -> Any:
     except (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError) as e:
         if grammar == "pytorch_tar" and type(e) is ValueError:  # a header number that is not octal
             raise Reject("bad-container", f"{what}: {e}") from None
+        if grammar == "pytorch_tar" and isinstance(e, UnicodeDecodeError):  # a header field, before its magic
+            raise Reject("bad-container", f"{what}: a header field that is not UTF-8") from None
         if grammar == "pytorch_zip" and isinstance(e, UnicodeDecodeError):  # a member name
             raise Reject("bad-container", f"{what}: a name that is not UTF-8") from None
         raise from_kaitai(e, grammar, what) from None
@@ -268,9 +270,9 @@ class ZipArchive:
 
     @staticmethod
     def _check_entry(e: Any, name: str) -> None:
-        if e.disk_start_32 not in (0, 0xFFFF):
+        if e.disk_start_32 != 0:  # 0xFFFF too: miniz reads it as a disk number (multi-disk)
             raise Reject("bad-container", f"record {name!r} starts on disk {e.disk_start_32}")
-        if e.flags & 0x41:
+        if e.flags & 0x2041:  # bits 0, 6 and 13 (masked local headers)
             raise Reject("bad-container", f"record {name!r} is encrypted")
         stored = e.compression_method == pytorch_zip.PytorchZip.Compression.stored
         if stored and e.len_body != e.len_uncompressed:
@@ -347,6 +349,11 @@ def read_zip(f: Any, mm: Any, size: int) -> tuple[str, list[Any]]:
         return run_pickle(pickle, name, machine(), exact=True)
 
     obj = unpickle("data.pkl", "data/")
+    if ".data/serialization_id" in names:  # decoded by torch once the object is loaded (pt-zip-records)
+        try:
+            a.body(".data/serialization_id").decode("utf-8")
+        except UnicodeDecodeError:
+            raise Reject("bad-value", "the .data/serialization_id record is not UTF-8") from None
     if torchscript:
         if "constants.pkl" in names:
             unpickle("constants.pkl", "constants/")
@@ -537,11 +544,14 @@ def read_legacy(f: Any, size: int) -> tuple[str, list[Any]]:
 # -- tar (spec/pt-tar.md) -------------------------------------------------------------------------------
 
 _PAX_LENGTH = re.compile(rb"([0-9]+) ")
+MAX_PAX_BYTES = limits()["TAR_PAX_BYTES"]
 
 
 def _pax_records(body: bytes, file_size: int) -> dict[bytes, bytes]:
     """The records ``<length> <key>=<value>\\n`` of a PAX header, which pytorch_tar.ksy keeps as bytes;
     lengths and sizes are ASCII digits, counted before conversion (spec/pt-tar.md#pt-tar-members)."""
+    if len(body) > MAX_PAX_BYTES:
+        raise Reject("limit-exceeded", f"a PAX extended header of {len(body)} bytes (limit {MAX_PAX_BYTES})")
     out: dict[bytes, bytes] = {}
     i = 0
     while i < len(body):
@@ -562,6 +572,38 @@ def _pax_records(body: bytes, file_size: int) -> dict[bytes, bytes]:
         if len(size.lstrip(b"0")) > len(str(file_size)) or int(size) > file_size:
             raise Reject("truncated", "a PAX size past the end of the file")
     return out
+
+
+#: The number fields of a tar header (mode, uid, gid, size, mtime, devmajor, devminor) besides the checksum.
+_TAR_NUMBERS = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (329, 337), (337, 345))
+
+
+def _tar_number(field: bytes) -> int:
+    """A tar header number as Python's ``tarfile`` reads it: base-256 after a 0x80 or 0xFF byte, else
+    ASCII octal up to the first NUL, spaces around it ignored (ValueError when it is neither)."""
+    if field[0] in (0o200, 0o377):
+        n = int.from_bytes(field[1:], "big")
+        return n - 256 ** (len(field) - 1) if field[0] == 0o377 else n
+    text = field.split(b"\0", 1)[0].decode("ascii")
+    return int(text.strip() or "0", 8)
+
+
+def is_tar_header(head: bytes) -> bool:
+    """Whether the first 512 bytes are a tar header Python's ``tarfile`` accepts (an old-style V7 one
+    needs no ``ustar`` magic): number fields that read as numbers and a checksum that matches, unsigned or
+    signed.  torch tries a file as a tar archive first, so such a legacy stream is ``pt-tar``
+    (spec/pt-legacy.md#pt-legacy-magic, spec/canonical.md#canonical-detect)."""
+    block = head[:512]
+    if len(block) < 512 or block.count(0) == 512:
+        return False
+    try:
+        checksum = _tar_number(block[148:156])
+        for start, end in _TAR_NUMBERS:
+            _tar_number(block[start:end])
+    except ValueError:  # UnicodeDecodeError included
+        return False
+    rest = block[:148] + b" " * 8 + block[156:]
+    return checksum in (sum(rest), sum(b - 256 if b > 127 else b for b in rest))
 
 
 def read_tar(f: Any) -> tuple[str, list[Any]]:

@@ -183,7 +183,11 @@ def rebuild_tensor_v2(args: tuple[Any, ...], m: Machine) -> Tensor:
 
 
 def rebuild_tensor_v3(args: tuple[Any, ...], m: Machine) -> Tensor:
+    """A v3 call whose ``requires_grad`` is true is refused whatever its dtype: torch makes the tensor
+    require grad before it views the storage in place (spec/tensors.md#tensors-requires-grad)."""
     storage, offset, size, stride, requires_grad, _hooks, dtype_g, *metadata = args
+    if requires_grad:
+        raise m.fail("_rebuild_tensor_v3 with requires_grad true (no torch loads it)", "bad-value")
     dtype = DTYPES[dtype_g.name]
     if storage.dtype is not dtype:
         if storage.dtype.name != "uint8" or storage.typed:
@@ -322,7 +326,13 @@ def rebuild_qtensor(args: tuple[Any, ...], m: Machine) -> QuantizedTensor:
     if scheme == "per_tensor_affine":
         if len(qparams) != 3 or type(qparams[1]) not in (float, int) or type(qparams[2]) is not int:
             raise m.fail("per_tensor_affine parameters must be (qscheme, scale, zero_point)")
-        return QuantizedTensor(**fields, qscheme=scheme, scale=float(qparams[1]), zero_point=qparams[2])
+        if not -(1 << 63) <= qparams[2] < 1 << 63:
+            raise m.fail("a zero point that does not fit an int64", "bad-value")
+        try:
+            scale = float(qparams[1])
+        except OverflowError:
+            raise m.fail("a scale that does not fit a double", "bad-value") from None
+        return QuantizedTensor(**fields, qscheme=scheme, scale=scale, zero_point=qparams[2])
     if scheme in ("per_channel_affine", "per_channel_affine_float_qparams"):
         if len(qparams) != 4 or type(qparams[3]) is not int:
             raise m.fail("per-channel parameters must be (qscheme, scales, zero_points, axis)")
@@ -342,6 +352,18 @@ def rebuild_qtensor(args: tuple[Any, ...], m: Machine) -> QuantizedTensor:
     raise m.fail(f"quantization scheme {scheme} (torch cannot load it)", "bad-value")
 
 
+def _check_numel(m: Machine, size: tuple[int, ...]) -> None:
+    """PyTorch's ``numel`` check of a sparse size: each dimension an int64, multiplied in order as
+    unsigned 64-bit numbers, no step nor the product past 2^63 - 1 (spec/tensors.md#tensors-sparse)."""
+    product = 1
+    for n in size:
+        if not -(1 << 63) <= n < 1 << 63:
+            raise m.fail(f"a sparse dimension {n} that does not fit an int64", "bad-length")
+        product *= n % (1 << 64)
+        if product >= 1 << 63:
+            raise m.fail(f"a sparse size {size} whose element count overflows", "bad-length")
+
+
 def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
     layout, data = args
     name = layout.name
@@ -356,6 +378,7 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
         if len(indices.shape) != 2 or not values.shape or indices.shape[1] != values.shape[0]:
             raise m.fail(f"indices {indices.shape} do not fit values {values.shape}", "bad-length")
         shape = tuple(_size_items(size))
+        _check_numel(m, shape)
         if len(shape) != indices.shape[0] + len(values.shape) - 1:
             raise m.fail(f"a {len(shape)}-d size for {indices.shape[0]} sparse and {len(values.shape) - 1} "
                          "dense dimensions", "bad-length")
@@ -368,6 +391,7 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
         compressed, plain, values, size = data
         if not (all(isinstance(t, Tensor) for t in (compressed, plain, values)) and is_ints(size)):
             raise m.fail(f"{name} data must be three tensors and a size")
+        _check_numel(m, tuple(_size_items(size)))
         return SparseTensor(name, values.dtype, tuple(_size_items(size)), values.requires_grad,
                             {"compressed_indices": compressed, "plain_indices": plain, "values": values})
     raise Decline(f"sparse layout {name}")
@@ -490,8 +514,18 @@ def get_layout(args: tuple[Any, ...], m: Machine) -> Global:
     return Global("torch", name[6:])
 
 
-def _opaque(qualname: str) -> Callable[[tuple[Any, ...], Machine], Opaque]:
-    return lambda args, m: Opaque(qualname, list(args))
+def complex_(args: tuple[Any, ...], m: Machine) -> Opaque:
+    """``complex(real, imag)`` in its normal form: both parts as floats (spec/pickle.md#pickle-rebuild)."""
+    parts = [*args, 0.0, 0.0][:2]
+    try:
+        return Opaque("builtins.complex", [float(x) for x in parts])
+    except OverflowError:
+        raise m.fail("a complex part that does not fit a double", "bad-value") from None
+
+
+def torch_size(args: tuple[Any, ...], m: Machine) -> Opaque:
+    """``torch.Size(sizes)`` in its normal form: one tuple of ints (spec/pickle.md#pickle-rebuild)."""
+    return Opaque("torch.Size", [m.nested(tuple(_size_items(args[0])) if args else ())])
 
 
 def build_tensor_from_id(args: tuple[Any, ...], m: Machine) -> Any:
@@ -500,13 +534,13 @@ def build_tensor_from_id(args: tuple[Any, ...], m: Machine) -> Any:
 
 HANDLERS: dict[str, Callable[[tuple[Any, ...], Machine], Any]] = {
     "collections.OrderedDict": ordered_dict,
-    "builtins.set": lambda args, m: {m._hashable(x) for x in (args[0] if args else ())},
-    "builtins.frozenset": lambda args, m: frozenset(m._hashable(x) for x in (args[0] if args else ())),
+    "builtins.set": lambda args, m: m.hashed(set, args[0] if args else ()),
+    "builtins.frozenset": lambda args, m: m.frozenset_(args[0] if args else ()),
     "builtins.bytearray": bytearray_,
     "builtins.bytes": lambda args, m: b"",
     "_codecs.encode": codecs_encode,
-    "builtins.complex": _opaque("builtins.complex"),
-    "torch.Size": lambda args, m: Opaque("torch.Size", list(args) if args else [()]),  # Size() is empty
+    "builtins.complex": complex_,
+    "torch.Size": torch_size,
     "torch.device": device,
     "torch.serialization._get_layout": get_layout,
     "torch._utils._rebuild_tensor": rebuild_tensor,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
@@ -19,7 +21,7 @@ import torch_t7_ascii
 from kaitaistruct import KaitaiStream
 
 from .describe import describe
-from .facts import BY_T7_CLASS, DType
+from .facts import BY_T7_CLASS, DType, limits
 from .failure import Decline, Reject, from_kaitai
 from .values import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 
@@ -28,9 +30,13 @@ HINT_ENV = {"mode": "TORCHFMT_T7_MODE", "long_size": "TORCHFMT_T7_LONG_SIZE",
 ASCII_START = frozenset(b" \t\n\v\f\r+-0123456789")
 FUNCTION_KINDS = {"function": "function", "legacy_recur_function": "legacy_recursive",
                   "recur_function": "recursive"}
-MAX_NDIM = 64
+#: spec/canonical.md's reader-limits table (spec/t7.md#t7-limits, #t7-tensor).
+LIMITS = limits()
+MAX_NDIM = LIMITS["T7_NDIM"]
 #: Composite objects (tables, torch objects, functions) open at once (spec/t7.md#t7-limits: at least 1,000).
-MAX_NESTING = 1_024
+MAX_NESTING = LIMITS["T7_DEPTH"]
+#: Objects a stream may begin, back-references included (spec/t7.md#t7-limits).
+MAX_OBJECTS = LIMITS["T7_OBJECTS"]
 #: What the generated t7 parsers raise on bad input (a negative count fails the grammar's own ``valid``).
 _PARSE_ERRORS = (kaitaistruct.KaitaiStructError, EOFError, ValueError, UnicodeDecodeError, OverflowError)
 
@@ -80,7 +86,7 @@ _INT_TOKEN = re.compile(r"[+-]?[0-9]+")
 _LUA_NUMBER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)",
                          re.ASCII)
 #: Nesting of tables, torch objects, functions and tds.Vec lists, as described (spec/t7.md#t7-limits).
-MAX_T7_NESTING = 1_024
+MAX_T7_NESTING = MAX_NESTING
 
 
 def _is_lua_number(text: str) -> bool:
@@ -170,6 +176,7 @@ class Builder:
         self.big = big
         self.index: dict[int, Any] = {}
         self.longs_read = False
+        self.objects = 0
 
     # -- scalars of either grammar ------------------------------------------------------------------
     def _int(self, x: Any) -> int:
@@ -185,6 +192,9 @@ class Builder:
 
     # -- objects --------------------------------------------------------------------------------------
     def value(self, o: Any) -> Any:
+        self.objects += 1
+        if self.objects > MAX_OBJECTS:
+            raise Reject("limit-exceeded", f"the stream holds more than {MAX_OBJECTS} objects")
         tc = o.type_code.name
         if tc == "nil":
             return None
@@ -261,10 +271,7 @@ class Builder:
 
     def torch(self, body: Any, idx: int) -> Any:
         name = body.class_name
-        version = body.version if body.has_version else None
-        if version is not None and not _is_lua_number(version):
-            raise Decline(f"t7 class header 'V {version[:20]}' whose version is no number (torch_t7.ksy "
-                          "takes every 'V ' header for a version; torch7 reads it as a class name)")
+        version = body.version if body.has_version else None  # a Lua number (lua_versions)
         if not name:
             raise Reject("bad-value", "empty class name")
         kind, dtype, device = _class_info(name)
@@ -519,7 +526,7 @@ class _Attempt:
                 raise Reject("truncated", "the stream holds no object")
             self.longs_read = b.longs_read
             _check_nesting(values)
-            self.description = describe(f"t7-{mode}", values)
+            self.description = describe(f"t7-{mode}", values, depth_limit=None)  # measured just above
         except (Reject, Decline) as e:
             self.reach = io.pos()
             self.error = e
@@ -551,8 +558,41 @@ def _check_nesting(values: list[Any]) -> None:
         stack.extend((k, depth + 1) for k in reversed(kids))
 
 
+@contextmanager
+def lua_versions() -> Iterator[None]:
+    """While a stream is read, the grammars' ``has_version`` also asks that the text after ``V `` be a
+    number Lua's ``tonumber`` accepts, as torch7 does (spec/t7.md#t7-class-version): a header ``V <x>``
+    that is no number is the class name of a generic class (#t7-custom-write).  No Kaitai expression
+    can say "a Lua number"; torch_t7.ksy and torch_t7_ascii.ksy take every ``V `` header for a version.
+    Restored afterwards: other users of the generated parsers see the grammars as they are."""
+    classes = (torch_t7.TorchT7.Stream.TorchObject, torch_t7_ascii.TorchT7Ascii.TorchObject)
+    originals = [cls.__dict__["has_version"] for cls in classes]
+
+    def wrap(grammar: property) -> property:
+        def has_version(self: Any) -> bool:
+            if "_m_lua_version" not in self.__dict__:
+                text = self.version_or_class.value
+                self._m_lua_version = bool(grammar.fget(self)) and _is_lua_number(text[2:])
+                self._m_has_version = self._m_lua_version  # what the grammar's other instances read
+            return self._m_lua_version
+        return property(has_version, doc=grammar.__doc__)
+
+    for cls, original in zip(classes, originals, strict=True):
+        cls.has_version = wrap(original)
+    try:
+        yield
+    finally:
+        for cls, original in zip(classes, originals, strict=True):
+            cls.has_version = original
+
+
 def read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
     """The description of a .t7 stream: hints first, else detection (spec/t7.md#t7-detect)."""
+    with lua_versions():
+        return _read_t7(f, size, head)
+
+
+def _read_t7(f: Any, size: int, head: bytes) -> dict[str, Any]:
     h = hints()
     if size == 0:
         raise Reject("truncated", "empty file")

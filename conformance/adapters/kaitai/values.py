@@ -122,11 +122,48 @@ class Global:
 @dataclass(eq=False)
 class Opaque:
     """An ``object`` value: ``torch.Size``, ``torch.device``, ``builtins.complex``, a TorchScript
-    class instance."""
+    class instance.
+
+    As a dict key or set item it merges as the Python value torch builds does (spec/pickle.md#pickle-keys):
+    a ``torch.Size`` is its tuple (a tuple subclass), a ``complex`` is the number (``complex(1, 0) == 1``),
+    a ``torch.device`` equals another device of the same type and index; any other object is itself."""
 
     class_name: str
     args: list[Any]
     state: Any = None
+
+    def key(self) -> Any:
+        """The Python value this object merges as, or ``self``."""
+        if self.class_name == "torch.Size" and len(self.args) == 1 and type(self.args[0]) is tuple:
+            return self.args[0]
+        if self.class_name == "builtins.complex" and len(self.args) == 2:
+            return complex(*self.args)
+        if self.class_name == "torch.device":
+            return _DeviceKey(tuple(self.args))
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        mine = self.key()
+        if mine is self:
+            return other is self
+        if isinstance(other, Opaque):
+            theirs = other.key()
+            if theirs is other:
+                return False
+        elif isinstance(mine, _DeviceKey):  # a device equals only a device
+            return False
+        else:
+            theirs = other
+        return bool(mine == theirs)
+
+    def __hash__(self) -> int:
+        mine = self.key()
+        return id(self) if mine is self else hash(mine)
+
+
+@dataclass(frozen=True)
+class _DeviceKey:
+    args: tuple[Any, ...]
 
 
 class ODict(collections.OrderedDict):

@@ -1,0 +1,208 @@
+"""``torchfmt convert`` judged by real readers (spec/t7.md#t7-convert, spec/pt-zip.md#pt-zip-write).
+
+Lua Torch models of the shared corpus become state_dicts that torch 2.13 loads with ``weights_only=True``,
+whose tensors are, hash for hash, the ones real Lua Torch's loader read (the corpus' expected files);
+committed legacy files become zip files torch loads as it loads the originals; a state_dict becomes a
+safetensors file that ``safetensors.numpy.load_file`` reads equal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torchfmt
+from torchfmt.convert import ConvertError, convert
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
+from harness.cases import committed_cases, corpus_root  # noqa: E402
+from harness.compare import compare  # noqa: E402
+
+try:
+    import torch
+    import torch_describe as td
+except ImportError:
+    torch = None
+    td = None
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
+
+CORPUS = corpus_root() / "t7"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not here")
+#: Lua Torch nn models of the corpus: a trained nn.Sequential, a flattened one (getParameters), batch
+#: normalisation, an nngraph gModule, and real conv nets of 2011-2017.
+MODELS = {
+    "lua-torch/nn_sequential_trained.t7": ["0.weight", "0.bias", "2.weight", "2.bias"],
+    "lua-torch/nn_getparameters.t7": ["0.weight", "0.bias", "2.weight", "2.bias"],
+    "lua-torch/nn_batchnorm_v2.t7": ["weight", "bias", "running_mean", "running_var"],
+    "lua-torch/nngraph_gmodule.t7": ["1.weight", "1.bias"],
+    "wild/torch-demos__face-detector_face.net__cf46076d.t7": None,
+    "wild/torch-demos__road-net_u1net.net__6ca72a13.t7": None,
+}
+
+
+def _expected_hashes(expected: dict[str, Any]) -> dict[str, list[int]]:
+    """sha256 -> shape of every tensor real Lua Torch's loader described."""
+    out: dict[str, list[int]] = {}
+    stack: list[Any] = [expected["objects"]]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            if v.get("type") == "tensor":
+                out[v["sha256"]] = v["shape"]
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
+def _sha256(t: Any) -> str:
+    return hashlib.sha256(np.ascontiguousarray(t.numpy()).tobytes()).hexdigest()
+
+
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert")
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_lua_model_becomes_a_state_dict_torch_loads(name: str, tmp_path: Path) -> None:
+    source = CORPUS / name
+    out = tmp_path / "model.pt"
+    report = convert(str(source), str(out))
+    assert report.state_dict and report.target == "pt-zip"
+    state = torch.load(out, weights_only=True)
+    assert isinstance(state, dict) and len(state) == report.tensors > 0
+    if MODELS[name] is not None:
+        assert list(state) == MODELS[name]
+    assert all(not any(part.startswith("grad") or part == "output" for part in k.split(".")) for k in state)
+    lua = _expected_hashes(json.loads(Path(f"{source}.expected.json").read_text()))
+    for key, t in state.items():
+        assert t.device.type == "cpu"
+        digest = _sha256(t)
+        assert digest in lua, f"{key}: no tensor of the Lua model has these values"
+        assert list(t.shape) == lua[digest], key
+
+
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert")
+def test_training_buffers_on_request(tmp_path: Path) -> None:
+    source = CORPUS / "lua-torch" / "nn_sequential_trained.t7"
+    lean = convert(str(source), str(tmp_path / "a.pt"))
+    full = convert(str(source), str(tmp_path / "b.pt"), keep_buffers=True)
+    assert "0.gradWeight" in lean.left_out and not full.left_out
+    assert "0.gradWeight" in torchfmt.load(tmp_path / "b.pt")
+    assert "0.gradWeight" not in torchfmt.load(tmp_path / "a.pt")
+
+
+@needs_torch
+@pytest.mark.spec("pt-zip.md#pt-zip-write", "pt-legacy.md#pt-legacy-write")
+def test_legacy_to_zip_and_back(tmp_path: Path) -> None:
+    """A committed legacy checkpoint converts to a zip file torch loads as it loads the original, and back."""
+    case = next(c for c in committed_cases() if c.id == "pt-legacy/checkpoint-adam")
+    original = td.describe(td.torch_load(case.path, True).obj, "pt")
+    zipped, legacy = tmp_path / "z.pt", tmp_path / "l.pt"
+    assert convert(str(case.path), str(zipped)).target == "pt-zip"
+    assert zipped.read_bytes()[:4] == b"PK\x03\x04"
+    convert(str(zipped), str(legacy), "pt-legacy")
+    for path in (zipped, legacy):
+        assert compare(original, td.describe(td.torch_load(path, True).obj, "pt")) == []
+
+
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("pt-zip.md#pt-zip-write")
+def test_old_cuda_legacy_file_to_zip(tmp_path: Path) -> None:
+    """A PyTorch 0.4 legacy file with cuda:0 storages (corpus tier) converts to a zip file that torch
+    loads as it loads the original, storage locations kept."""
+    source = corpus_root() / "pt" / "wild" / "legacy_torch0.4.1_allennlp_atis_cuda0.th"
+    loaded = td.torch_load(source, True)
+    original = td.describe(loaded.obj, "pt", locations=loaded.locations)
+    out = tmp_path / "z.pt"
+    convert(str(source), str(out))
+    again = td.torch_load(out, True)
+    assert compare(original, td.describe(again.obj, "pt", locations=again.locations)) == []
+    assert "cuda:0" in json.dumps(original)
+
+
+@pytest.mark.spec("t7.md#t7-convert")
+def test_state_dict_to_safetensors(tmp_path: Path) -> None:
+    safetensors = pytest.importorskip("safetensors.numpy")
+    case = next(c for c in committed_cases() if c.id == "pt-zip/state-dict-conv")
+    state = torchfmt.load(case.path)
+    out = tmp_path / "sd.safetensors"
+    report = convert(str(case.path), str(out))
+    assert report.target == "safetensors"
+    loaded = safetensors.load_file(str(out))
+    assert set(loaded) == set(state)
+    for name, t in state.items():
+        assert loaded[name].flags.c_contiguous
+        np.testing.assert_array_equal(loaded[name], t.numpy().reshape(t.shape))
+
+
+@pytest.mark.spec("t7.md#t7-convert")
+def test_safetensors_tied_and_refused(tmp_path: Path) -> None:
+    safetensors = pytest.importorskip("safetensors.numpy")
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    src = tmp_path / "tied.pt"
+    shared = torchfmt.load(_saved({"a": w}, tmp_path / "w.pt"))["a"]
+    torchfmt.save({"emb": shared, "out": shared, "view": np.zeros(2)}, src)
+    out = tmp_path / "t.safetensors"
+    report = convert(str(src), str(out))
+    assert report.aliases == {"out": "emb"}
+    loaded = safetensors.load_file(str(out))
+    assert sorted(loaded) == ["emb", "view"]
+    from safetensors import safe_open
+
+    with safe_open(str(out), "np") as f:
+        assert json.loads(f.metadata()["torchfmt.aliases"]) == {"out": "emb"}
+    torchfmt.save({"w": w, "epoch": 3}, src)
+    with pytest.raises(ConvertError, match="epoch"):
+        convert(str(src), str(tmp_path / "r.safetensors"))
+    convert(str(src), str(tmp_path / "m.safetensors"), metadata=True)
+    with safe_open(str(tmp_path / "m.safetensors"), "np") as f:
+        assert f.metadata() == {"epoch": "3"}
+
+
+def _saved(obj: Any, path: Path) -> Path:
+    torchfmt.save(obj, path)
+    return path
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.run([sys.executable, "-m", "torchfmt", "convert", *args], capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+@pytest.mark.spec("t7.md#t7-convert")
+def test_cli_refuses_to_overwrite(tmp_path: Path) -> None:
+    src = _saved({"w": np.ones(2)}, tmp_path / "in.pt")
+    before = src.read_bytes()
+    same = _cli(str(src), str(src), "--force")
+    assert same.returncode == 1 and same.stdout == "" and len(same.stderr.splitlines()) == 1
+    assert "input" in same.stderr and src.read_bytes() == before
+    out = tmp_path / "out.pt"
+    out.write_bytes(b"keep")
+    refused = _cli(str(src), str(out))
+    assert refused.returncode == 1 and len(refused.stderr.splitlines()) == 1 and out.read_bytes() == b"keep"
+    done = _cli(str(src), str(out), "--force", "--to", "pt-legacy", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["target"] == "pt-legacy" and report["tensors"] == 1
+    assert torchfmt.open_document(out).format == "pt-legacy"
+    line = _cli(str(src), str(tmp_path / "o.t7"))
+    assert line.returncode == 0 and len(line.stdout.splitlines()) == 1 and "(t7)" in line.stdout
+
+
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert")
+def test_cli_refuses_a_function(tmp_path: Path) -> None:
+    proc = _cli(str(CORPUS / "lua-torch" / "func_upvalues.t7"), str(tmp_path / "f.pt"))
+    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "function" in proc.stderr
+    assert not (tmp_path / "f.pt").exists()

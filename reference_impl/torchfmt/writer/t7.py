@@ -1,0 +1,257 @@
+"""The ``.t7`` object stream as torch7's ``File:writeObject`` writes it (spec/t7.md#t7-write).
+
+Binary mode is little-endian with 8-byte longs, what every 64-bit torch7 build writes; ascii mode
+prints numbers as torch7's ``DiskFile`` does (spec/t7.md#t7-ascii).  Tables, torch objects and
+functions of types 7 and 8 get reference indexes from one counter; an object met again is written as
+its type code and index.  Tensor and storage classes come from the dtype table's ``t7_class`` column
+(``Cuda`` classes for tensors on a CUDA device), and every torch class carries a version header
+``V <n>`` (``V 1`` for tensors and storages, as torch7 writes them).
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+import struct
+import sys
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from ..model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
+from ..t7 import classes
+from ..t7.reader import (
+    BOOLEAN,
+    FUNCTION,
+    LEGACY_RECUR_FUNCTION,
+    NIL,
+    NUMBER,
+    RECUR_FUNCTION,
+    STRING,
+    TABLE,
+    TORCH,
+)
+from .pickler import PicklingError
+from .reduce import from_numpy
+
+#: The version header torch7 gives tensors and storages.
+TENSOR_VERSION = "1"
+_KIND_CODES = {"function": FUNCTION, "legacy_recursive": LEGACY_RECUR_FUNCTION, "recursive": RECUR_FUNCTION}
+_CLASS_OF = {(info.kind, info.dtype.name, info.device): name
+             for name, info in classes.CLASSES.items() if info.dtype is not None}
+
+
+class T7Error(PicklingError):
+    """A value with no ``.t7`` form."""
+
+
+class _Binary:
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+
+    def int(self, v: int) -> None:
+        self.f.write(struct.pack("<i", v))
+
+    def longs(self, vs: list[int]) -> None:
+        self.f.write(struct.pack(f"<{len(vs)}q", *vs))
+
+    def double(self, v: float) -> None:
+        self.f.write(struct.pack("<d", v))
+
+    def chars(self, raw: bytes) -> None:
+        self.f.write(raw)
+
+    def storage(self, s: Storage) -> None:
+        arr = s.array()[:s.numel]
+        self.f.write(memoryview(np.ascontiguousarray(arr).view(np.uint8)))
+
+
+def _c_float(x: float, digits: int) -> str:
+    """C's ``%.<digits>g``, ``-nan`` included."""
+    if math.isnan(x):
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    return f"%.{digits}g" % x
+
+
+class _Ascii:
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+
+    def _line(self, text: str) -> None:
+        self.f.write(text.encode("ascii") + b"\n")
+
+    def int(self, v: int) -> None:
+        self._line(str(v))
+
+    def longs(self, vs: list[int]) -> None:
+        if vs:
+            self._line(" ".join(str(v) for v in vs))
+
+    def double(self, v: float) -> None:
+        self._line(_c_float(v, 17))
+
+    def chars(self, raw: bytes) -> None:
+        if raw:
+            self.f.write(raw + b"\n")
+
+    def storage(self, s: Storage) -> None:
+        arr = s.array()[:s.numel]
+        if s.numel == 0:
+            return
+        if s.dtype.itemsize == 1:
+            self.chars(bytes(np.ascontiguousarray(arr).view(np.uint8)))
+        elif s.dtype.name in ("float32", "float16"):
+            self._line(" ".join(_c_float(float(x), 9) for x in arr.astype(np.float32)))
+        elif s.dtype.name == "float64":
+            self._line(" ".join(_c_float(float(x), 17) for x in arr))
+        else:
+            self._line(" ".join(str(int(x)) for x in arr))
+
+
+class T7Writer:
+    """Writes objects to one stream; the reference indexes span the stream."""
+
+    def __init__(self, f: BinaryIO, mode: str = "binary") -> None:
+        self.enc: _Binary | _Ascii = _Binary(f) if mode == "binary" else _Ascii(f)
+        self.index: dict[int, tuple[int, Any]] = {}
+        self.arrays: dict[int, tuple[Tensor, np.ndarray]] = {}
+
+    def write(self, obj: Any) -> None:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 20_000))
+        try:
+            self._object(obj)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    def _string(self, raw: bytes) -> None:
+        self.enc.int(len(raw))
+        self.enc.chars(raw)
+
+    def _indexed(self, code: int, obj: Any) -> bool:
+        """Write the type code and the index; ``True`` when ``obj`` was written before."""
+        self.enc.int(code)
+        known = self.index.get(id(obj))
+        if known is not None:
+            self.enc.int(known[0])
+            return True
+        n = len(self.index) + 1
+        self.index[id(obj)] = (n, obj)
+        self.enc.int(n)
+        return False
+
+    def _object(self, obj: Any) -> None:
+        if isinstance(obj, np.generic):
+            obj = obj.item()
+        enc = self.enc
+        if obj is None:
+            enc.int(NIL)
+        elif type(obj) is bool:
+            enc.int(BOOLEAN)
+            enc.int(1 if obj else 0)
+        elif type(obj) in (int, float):
+            if type(obj) is int and float(obj) != obj:
+                raise T7Error(f"the integer {obj} is no Lua number (a double)")
+            enc.int(NUMBER)
+            enc.double(float(obj))
+        elif isinstance(obj, (str, bytes, bytearray)):
+            enc.int(STRING)
+            self._string(obj.encode("utf-8", "surrogateescape") if isinstance(obj, str) else bytes(obj))
+        elif isinstance(obj, np.ndarray):
+            if id(obj) not in self.arrays:
+                self.arrays[id(obj)] = (from_numpy(obj), obj)
+            self._object(self.arrays[id(obj)][0])
+        elif isinstance(obj, LuaTable):
+            if not self._indexed(TABLE, obj):
+                self._pairs(obj.items)
+        elif isinstance(obj, (list, tuple)):
+            if not self._indexed(TABLE, obj):
+                self._pairs([(float(i + 1), v) for i, v in enumerate(obj)])
+        elif isinstance(obj, dict):
+            if not self._indexed(TABLE, obj):
+                self._pairs(list(obj.items()))
+        elif isinstance(obj, Tensor):
+            self._tensor(obj)
+        elif isinstance(obj, Storage):
+            if not self._indexed(TORCH, obj):
+                self._class(TENSOR_VERSION, self._class_name(classes.STORAGE, obj.dtype.name, obj.device))
+                enc.longs([obj.numel])
+                enc.storage(obj)
+        elif isinstance(obj, TorchObject):
+            self._torch_object(obj)
+        elif isinstance(obj, LuaFunction):
+            self._function(obj)
+        else:
+            raise T7Error(f"{type(obj).__name__} has no .t7 form")
+
+    def _pairs(self, items: list[tuple[Any, Any]]) -> None:
+        self.enc.int(len(items))
+        for k, v in items:
+            self._object(k)
+            self._object(v)
+
+    def _class(self, version: str | None, name: str) -> None:
+        if version is not None:
+            self._string(f"V {version}".encode("ascii"))
+        self._string(name.encode("utf-8"))
+
+    @staticmethod
+    def _class_name(kind: str, dtype: str, device: str) -> str:
+        dev = "cuda" if device.startswith("cuda") else device
+        name = _CLASS_OF.get((kind, dtype, dev))
+        if name is None:
+            raise T7Error(f"Lua Torch has no {kind} class for {dtype} on {device}")
+        return name
+
+    def _tensor(self, t: Tensor) -> None:
+        if t.conj or t.neg or t.attrs:
+            raise T7Error("a tensor with lazy conjugate/negative bits or Python attributes has no .t7 form")
+        name = self._class_name(classes.TENSOR, t.dtype.name, t.device)
+        if self._indexed(TORCH, t):
+            return
+        self._class(TENSOR_VERSION, name)
+        shape, stride = t.shape, t.stride
+        if not t.lua and not shape:  # a PyTorch zero-dimensional tensor holds one element
+            shape, stride = (1,), (1,)
+        self.enc.int(len(shape))
+        self.enc.longs(list(shape))
+        self.enc.longs(list(stride))
+        self.enc.longs([t.storage_offset + 1])
+        self._object(t.storage)
+
+    def _torch_object(self, obj: TorchObject) -> None:
+        info = classes.lookup(obj.class_name)
+        if info.kind in (classes.TENSOR, classes.STORAGE, classes.DECLINED):
+            raise T7Error(f"a torch object of class {obj.class_name} cannot be written generically")
+        if self._indexed(TORCH, obj):
+            return
+        self._class(obj.version, obj.class_name)
+        if info.kind == classes.TDS_HASH:
+            items = obj.value.items if isinstance(obj.value, LuaTable) else list(obj.value.items())
+            self.enc.longs([len(items)])
+            for k, v in items:
+                self._object(k)
+                self._object(v)
+        elif info.kind == classes.TDS_VEC:
+            self.enc.longs([len(obj.value)])
+            for v in obj.value:
+                self._object(v)
+        else:
+            if not isinstance(obj.value, (LuaTable, dict, list, tuple)):
+                raise T7Error(f"the payload of {obj.class_name} must be a table")
+            self._object(obj.value)
+
+    def _function(self, fn: LuaFunction) -> None:
+        code = _KIND_CODES[fn.kind]
+        if code == FUNCTION:
+            self.enc.int(code)
+        elif self._indexed(code, fn):
+            return
+        self._string(fn.bytecode)
+        upvalues = collections.OrderedDict((float(i + 1), v) for i, v in enumerate(fn.upvalues))
+        self._object(LuaTable(list(upvalues.items())))
+
+
+def write_t7(obj: Any, f: BinaryIO, mode: str = "binary") -> None:
+    """Write ``obj`` as one ``.t7`` object."""
+    T7Writer(f, mode).write(obj)
