@@ -1,6 +1,7 @@
 """The ``torchfmt`` command (spec/canonical.md#canonical-reader-cli).
 
-``torchfmt dump PATH`` prints the description and exits 0; a malformed, unsafe or ambiguous file gets one
+``torchfmt dump PATH`` prints the description and exits 0 (``torchfmt inspect PATH`` a report for people,
+spec/inspect.md); a malformed, unsafe or ambiguous file gets one
 stderr line ``<code>: <message>`` and exit status 1; an unsupported feature one line
 ``unsupported: <feature>`` and exit status 2, as do a path it cannot read and its own bugs: no other
 exit status, ever.  ``PATH`` ``-`` reads standard input.  ``.t7`` hints come from options or from the
@@ -46,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
         description="Read Lua Torch .t7 and PyTorch .pt files without torch; nothing in a file is ever "
                     "executed.",
         epilog="commands:\n  dump      print the canonical description (JSON) of a .t7 or .pt file\n"
+               "  inspect   a report for people: what the file is, its contents, whether\n"
+               "            torch.load(weights_only=True) takes it, and where every byte goes\n"
+               "            (--json: stable JSON; --plot FILE: a chart; spec/inspect.md; exit status 1 also\n"
+               "            for a file that is no checkpoint or is truncated)\n"
                "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n\n"
                + EXIT_STATUS.format(codes=codes))
     p.add_argument("--version", action="version", version=f"torchfmt {_version()}")
@@ -62,6 +67,15 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument("--indent", type=int, default=None, help="pretty-print with this indent")
     dump.add_argument("--inert", action="store_true",
                       help="keep pickle globals outside the allowlist as opaque objects (never called)")
+    insp = sub.add_parser("inspect", help="what a file is, its contents, weights_only readiness and where "
+                                          "its bytes go (spec/inspect.md)")
+    insp.add_argument("path")
+    insp.add_argument("--json", action="store_true",
+                      help="print the report as JSON (spec/inspect.md#inspect-json)")
+    insp.add_argument("--depth", type=int, default=3, help="levels of the contents tree to show (default 3)")
+    insp.add_argument("--plot", metavar="FILE",
+                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs matplotlib)")
+    _t7_hints(insp)
     conv = sub.add_parser("convert", help="write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors")
     conv.add_argument("input")
     conv.add_argument("output")
@@ -74,6 +88,12 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--metadata", action="store_true",
                       help="safetensors: keep non-tensor values as JSON in __metadata__ instead of refusing")
     return p
+
+
+def _t7_hints(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=["binary", "ascii"], help=".t7 hint: encoding mode")
+    p.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
+    p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -141,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         return _convert(args)
     hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
                                       byte_order=args.byte_order)
+    if args.command == "inspect":
+        return _inspect(args, hints)
     stdin = None
     try:
         if args.path == "-":
@@ -182,6 +204,49 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         sys.setrecursionlimit(limit)
     return 0
+
+
+def _inspect(args: argparse.Namespace, hints: Hints) -> int:
+    """``torchfmt inspect`` (spec/inspect.md#inspect-cli): the report on stdout whatever the outcome, the
+    one error line on stderr when the status is not 0."""
+    from .inspect import inspect, render
+
+    try:
+        report, status = inspect(args.path, hints, max(args.depth, 0))
+    except OSError as e:
+        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(args.path)})",
+              file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug of ours: one line all the same (spec/canonical.md#canonical-reader-cli)
+        what = quote(e.args[0]) if e.args else ""
+        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=sys.stderr)
+        return 2
+    try:
+        if args.json:
+            json.dump(report, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+            sys.stdout.write(render(report, color))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if args.plot and report["bytes"] is not None:
+        try:
+            from .plot import plot
+
+            plot(report, args.plot)
+        except ImportError:
+            print("unsupported: plot (install matplotlib: pip install 'torchfmt[plot]')", file=sys.stderr)
+            return 2
+        except (OSError, ValueError) as e:
+            print(f"unsupported: unwritable-plot ({quote(str(e))})", file=sys.stderr)
+            return 2
+    if status:
+        e = report["error"]
+        where = "" if e["offset"] is None else f" (at byte {e['offset']})"
+        print(f"{e['code']}: {e['message']}{where}", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

@@ -22,11 +22,15 @@ _NOT_A_CHECKPOINT: tuple[tuple[bytes, str], ...] = (
     (b"<error>", "an XML error body (S3?)"),
     (b"entry not found", "an 'Entry not found' error text, not a checkpoint"),
     (b"\x93numpy", "a numpy .npy file"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7z archive"),
+    (b"\xfd7zXZ\x00", "an xz stream"),
+    (b"BZh", "a bzip2 stream"),
+    (b"\x28\xb5\x2f\xfd", "a zstd stream"),
 )
 _WHITESPACE = b" \t\r\n\x0b\x0c"
 
 
-def _not_a_checkpoint(head: bytes) -> str | None:
+def not_a_checkpoint(head: bytes) -> str | None:
     """What ``head`` plainly is when it is no checkpoint: a signature of the table, a JSON body, or a
     safetensors file (an 8-byte little-endian header length, then ``{``)."""
     text = head.lstrip(_WHITESPACE).lower()
@@ -81,7 +85,7 @@ def detect(buf: bytes | memoryview) -> str:
     head = bytes(buf[:512])
     if not head:
         raise FormatError("truncated", 0, "empty file")
-    what = _not_a_checkpoint(head)
+    what = not_a_checkpoint(head)
     if what is not None:
         raise FormatError("unknown-format", 0, f"this is {what}")
     if head.startswith(ZIP_LOCAL_MAGIC):

@@ -32,12 +32,16 @@ ERROR_CODES: dict[str, str] = {
 class FormatError(Exception):
     """A malformed, unsafe or ambiguous file (exit status 1)."""
 
-    def __init__(self, code: str, offset: int | None, message: str) -> None:
+    def __init__(self, code: str, offset: int | None, message: str, *, needed_end: int | None = None) -> None:
         if code not in ERROR_CODES:
             raise ValueError(f"unknown error code {code!r}")
         self.code = code
         self.offset = offset
         self.message = message
+        #: For ``truncated``: the file offset the structure being read declares it reaches (at least), so
+        #: that ``torchfmt inspect`` can say how many bytes a cut download lacks
+        #: (spec/inspect.md#inspect-truncated).
+        self.needed_end = needed_end
         super().__init__(self.line())
 
     def line(self) -> str:

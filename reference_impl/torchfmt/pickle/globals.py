@@ -353,6 +353,59 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
 ALLOWED: dict[tuple[str, str], Allowed] = {(a.module, a.name): a for a in ALLOWED_LIST}
 
 
+#: Globals known to run code when a pickle calls them, for the ``weights_only`` readiness report of
+#: ``torchfmt inspect`` (spec/inspect.md#inspect-readiness): a whole module (every name in it), or one
+#: ``module.name``, with why.  A user must never add these to ``torch.serialization.add_safe_globals``.
+#: Every global of the gadget cases (conformance/generators/adversarial/pickle_gadgets.py) is here.
+RUNS_CODE_MODULES: dict[str, str] = {
+    "os": "runs shell commands and touches files", "posix": "os on POSIX", "nt": "os on Windows",
+    "subprocess": "runs programs", "pty": "runs programs", "sys": "reaches the interpreter's state",
+    "runpy": "runs modules", "importlib": "imports code", "pickle": "unpickles more data without a check",
+    "_pickle": "unpickles more data", "marshal": "loads code objects", "shutil": "copies and deletes files",
+    "socket": "opens connections", "ctypes": "calls native code", "code": "runs Python source",
+    "codeop": "compiles Python source", "pdb": "runs a debugger", "bdb": "runs a debugger",
+    "webbrowser": "starts programs", "timeit": "runs Python source", "multiprocessing": "starts processes",
+    "asyncio": "starts processes and connections", "platform": "runs programs", "types": "builds functions "
+    "and code objects", "torch.hub": "downloads and runs code", "torch.jit": "compiles and runs code",
+}
+RUNS_CODE: dict[tuple[str, str], str] = {
+    ("builtins", "eval"): "runs Python source", ("builtins", "exec"): "runs Python source",
+    ("builtins", "compile"): "compiles Python source", ("builtins", "__import__"): "imports any module",
+    ("builtins", "getattr"): "reaches any attribute (gadget chains)", ("builtins", "setattr"): "sets any "
+    "attribute", ("builtins", "delattr"): "deletes any attribute", ("builtins", "open"): "opens files",
+    ("builtins", "input"): "reads the terminal", ("builtins", "breakpoint"): "starts a debugger",
+    ("builtins", "globals"): "reaches the interpreter's state", ("builtins", "vars"): "reaches any object's "
+    "attributes", ("builtins", "apply"): "calls any function (Python 2)",
+    ("operator", "attrgetter"): "reaches any attribute (gadget chains)",
+    ("operator", "methodcaller"): "calls any method", ("functools", "partial"): "calls any function",
+    ("functools", "reduce"): "calls any function", ("copyreg", "_reconstructor"): "calls a class's "
+    "__init__ or __new__", ("torch", "load"): "loads another file without a check",
+    ("torch.serialization", "load"): "loads another file without a check",
+    ("numpy", "load"): "loads pickles from files", ("numpy.testing._private.utils", "runstring"): "runs "
+    "Python source", ("numpy.testing", "runstring"): "runs Python source",
+    ("torch.utils.collect_env", "run"): "runs shell commands",
+    ("torch.fx.graph_module", "_exec_with_source"): "runs Python source",
+}
+
+
+def runs_code(module: str, name: str) -> str | None:
+    """Why the global ``module.name`` is known to run code, or None (spec/inspect.md#inspect-readiness).
+
+    A dotted ``name`` is an attribute chain, and an attribute may be a module a module imported
+    (``numpy.testing._private.utils`` + ``os.system`` is ``os.system``): the whole path, and each tail
+    of it that starts inside ``name``, is looked up as if it started at the top."""
+    module, name = canonical_name(module, name)
+    parts = [*module.split("."), *name.split(".")]
+    for start in (0, *range(len(module.split(".")), len(parts) - 1)):
+        tail = parts[start:]
+        why = RUNS_CODE.get((".".join(tail[:-1]), tail[-1]))
+        for i in range(len(tail) - 1, 0, -1):
+            why = why or RUNS_CODE_MODULES.get(".".join(tail[:i]))
+        if why is not None:
+            return why
+    return None
+
+
 def canonical_name(module: str, name: str) -> tuple[str, str]:
     """The (module, name) a global is looked up and described by, after :data:`MODULE_ALIASES`."""
     return MODULE_ALIASES.get(module, module), name

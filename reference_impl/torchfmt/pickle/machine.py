@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import codecs
 import collections
+import contextlib
+import contextvars
 import math
 import re
 import struct
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +100,24 @@ class _Step:
     length: struct.Struct | None  # the length prefix of a length-prefixed argument
     checked: bool  # :meth:`Machine._admit` has more to check than the stack's height
     meaning: Callable[[Machine, Any], None]
+
+
+#: The globals every machine resolves while :func:`recording_globals` is active.
+_RECORDED: contextvars.ContextVar[list[tuple[str, str, int]] | None] = contextvars.ContextVar(
+    "torchfmt_recorded_globals", default=None)
+
+
+@contextlib.contextmanager
+def recording_globals() -> Iterator[list[tuple[str, str, int]]]:
+    """Collect ``(module, name, offset)`` of every GLOBAL, STACK_GLOBAL and INST any machine resolves
+    in this context, allowed or not (after the module renames): the readiness report of ``torchfmt
+    inspect`` reads them from the one reading of the file (spec/inspect.md#inspect-readiness)."""
+    found: list[tuple[str, str, int]] = []
+    token = _RECORDED.set(found)
+    try:
+        yield found
+    finally:
+        _RECORDED.reset(token)
 
 
 class Machine:
@@ -208,14 +228,16 @@ class Machine:
         if n < 0:
             raise FormatError("bad-length", self.pos, f"negative length {n}")
         if n > self.end - self.pos:
-            raise FormatError("truncated", self.pos, f"{n} bytes needed, {self.end - self.pos} left")
+            raise FormatError("truncated", self.pos, f"{n} bytes needed, {self.end - self.pos} left",
+                              needed_end=self.pos + n)
         out = self.buf[self.pos:self.pos + n]
         self.pos += n
         return out
 
     def _unpack(self, s: struct.Struct) -> Any:
         if s.size > self.end - self.pos:
-            raise FormatError("truncated", self.pos, f"{s.size} bytes needed, {self.end - self.pos} left")
+            raise FormatError("truncated", self.pos, f"{s.size} bytes needed, {self.end - self.pos} left",
+                              needed_end=self.pos + s.size)
         value = s.unpack_from(self.buf, self.pos)[0]
         self.pos += s.size
         return value
@@ -313,6 +335,9 @@ class Machine:
     def resolve(self, module: str, name: str) -> Global:
         """GLOBAL: the allowlist decides (spec/pickle.md#pickle-globals)."""
         module, name = canonical_name(module, name)
+        recorded = _RECORDED.get()
+        if recorded is not None:
+            recorded.append((module, name, self.at))
         if lookup(module, name, self.scopes) is None and not self.inert and not any(
                 module == m or module.startswith(m + ".") for m in self.opaque_modules):
             raise self.fail("unsafe-global", f"{quote(module + '.' + name)} is not in the allowlist; "

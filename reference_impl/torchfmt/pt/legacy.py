@@ -145,7 +145,8 @@ class LegacyStorages:
         for key in keys:
             (dtype, _, numel), storage = self.roots[key]  # numel as named (a v3 tensor may retype bytes)
             if pos + 8 > len(buf):
-                raise FormatError("truncated", pos, f"storage {key!r} count reaches past the end")
+                raise FormatError("truncated", pos, f"storage {key!r} count reaches past the end",
+                                  needed_end=pos + 8)
             raw = bytes(buf[pos:pos + 8])
             counts = {int.from_bytes(raw, "little")}
             if not little_endian:  # writers before 1.0 wrote the count in native (big-endian) order
@@ -156,7 +157,8 @@ class LegacyStorages:
             pos += 8
             nbytes = numel * dtype.itemsize
             if pos + nbytes > len(buf):
-                raise FormatError("truncated", pos, f"storage {key!r} reaches past the end of the file")
+                raise FormatError("truncated", pos, f"storage {key!r} reaches past the end of the file",
+                                  needed_end=pos + nbytes)
             storage.buffer = buf[pos:pos + nbytes]
             pos += nbytes
         for view in self.views.values():

@@ -108,7 +108,8 @@ def read_members(buf: memoryview) -> dict[str, TarMember]:
         kind = header[156:157]
         data = pos + BLOCK
         if data + size > len(buf):
-            raise FormatError("truncated", pos, f"tar member of {size} bytes reaches past the end")
+            raise FormatError("truncated", pos, f"tar member of {size} bytes reaches past the end",
+                                  needed_end=data + size)
         name = header[:100].split(b"\0", 1)[0]
         prefix = header[345:500].split(b"\0", 1)[0]
         full = (prefix + b"/" + name if prefix else name).decode("utf-8", "replace")
@@ -127,7 +128,8 @@ def read_members(buf: memoryview) -> dict[str, TarMember]:
                                                             "ASCII decimal")
                 size = pax_size
                 if data + size > len(buf):
-                    raise FormatError("truncated", pos, f"tar member of {size} bytes reaches past the end")
+                    raise FormatError("truncated", pos, f"tar member of {size} bytes reaches past the end",
+                                  needed_end=data + size)
             pax = {}
             if full in members:
                 raise FormatError("bad-container", pos, f"duplicate tar member {_quote(full)}")

@@ -100,6 +100,7 @@ class Archive:
     def info(self) -> dict[str, Any]:
         """What the archive says about itself (kept in :attr:`Document.extra`)."""
         return {"root": self.root, "version": self.version, "byteorder": self.byte_order,
+                "byteorder_record": "byteorder" in self.members,
                 "format_version": self.format_version, "storage_alignment": self.storage_alignment}
 
 

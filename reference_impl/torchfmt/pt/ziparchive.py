@@ -255,6 +255,75 @@ def _local(buf: Source, name: str, header: int, size: int, csize: int, method: i
     return Member(name, data, size, header, method, csize)
 
 
+DESCRIPTOR_SIG = b"PK\x07\x08"
+#: How far past a record's data start :func:`local_walk` looks for its data descriptor.
+_DESCRIPTOR_SCAN = 1 << 24
+
+
+@dataclass(frozen=True)
+class LocalRecord:
+    """A record met walking local headers: its full name, header offset, data offset and where its data
+    ends (which for the record a cut file ends in lies past the end of the file)."""
+
+    name: str
+    header: int
+    data: int
+    end: int
+
+
+def local_walk(buf: Source, sizes: dict[str, int] | None = None) -> list[LocalRecord]:
+    """For a zip archive cut short (no end records): the records its local headers announce, from the
+    start, up to the one the file ends in (spec/inspect.md#inspect-truncated).  A header's sizes are its
+    own, else ``sizes[name]`` (what the pickle says a storage record holds), else the data descriptor
+    torch's writer puts after the data (found within 16 MiB, its size matching).  The walk stops at a
+    record whose size it cannot learn.  Nothing here is used for reading: it only measures a cut."""
+    out: list[LocalRecord] = []
+    pos = 0
+    while pos + _LOCAL.size <= len(buf) and bytes(buf[pos:pos + 4]) == LOCAL_SIG:
+        _, _, flags, _, _, _, _, csize, usize, nlen, xlen = _LOCAL.unpack(bytes(buf[pos:pos + _LOCAL.size]))
+        name = bytes(buf[pos + 30:pos + 30 + nlen]).decode("utf-8", "replace")
+        data = pos + _LOCAL.size + nlen + xlen
+        size: int | None = None
+        if not flags & FLAG_DATA_DESCRIPTOR:
+            try:
+                size = _zip64_extra(bytes(buf[pos + 30 + nlen:data]), [usize, csize], pos)[1]
+            except FormatError:
+                return out
+        elif sizes and name in sizes:
+            size = sizes[name]
+        else:
+            size = _descriptor_size(buf, data)
+        if size is None:
+            return out
+        out.append(LocalRecord(name, pos, data, data + size))
+        if data + size >= len(buf):
+            return out
+        pos = data + size
+        if flags & FLAG_DATA_DESCRIPTOR:
+            pos += _descriptor_length(buf, pos)
+    return out
+
+
+def _descriptor_size(buf: Source, data: int) -> int | None:
+    """The size of the data starting at ``data`` from the descriptor after it (32- or 64-bit sizes)."""
+    chunk = bytes(buf[data:min(len(buf), data + _DESCRIPTOR_SCAN)])
+    i = chunk.find(DESCRIPTOR_SIG)
+    while i >= 0:
+        if i + 16 <= len(chunk) and struct.unpack_from("<L", chunk, i + 8)[0] == i:
+            return i
+        if i + 24 <= len(chunk) and struct.unpack_from("<Q", chunk, i + 8)[0] == i:
+            return i
+        i = chunk.find(DESCRIPTOR_SIG, i + 1)
+    return None
+
+
+def _descriptor_length(buf: Source, pos: int) -> int:
+    """Bytes of the data descriptor at ``pos``: 16, or 24 with zip64 sizes (the next header follows)."""
+    if bytes(buf[pos:pos + 4]) != DESCRIPTOR_SIG:
+        return 0
+    return 16 if bytes(buf[pos + 16:pos + 20]) in (LOCAL_SIG, CENTRAL_SIG, b"") else 24
+
+
 def _check_overlaps(members: list[Member]) -> None:
     ordered = sorted(members, key=lambda m: m.header_offset)
     for a, b in zip(ordered, ordered[1:], strict=False):

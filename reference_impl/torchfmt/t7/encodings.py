@@ -101,7 +101,8 @@ class Encoding:
         """Fail with ``truncated`` unless ``nbytes`` bytes are left."""
         if nbytes > self.size - self.pos:
             raise FormatError("truncated", self.pos if at is None else at,
-                              f"{what} needs {nbytes} bytes, {self.size - self.pos} left")
+                              f"{what} needs {nbytes} bytes, {self.size - self.pos} left",
+                              needed_end=self.pos + nbytes)
 
     # The primitives; each subclass implements them.
     def read_int(self) -> int:

@@ -220,7 +220,8 @@ class ObjectReader:
             raise FormatError("bad-length", at, f"negative {what} {n}")
         if n * item_size > self.enc.remaining():
             raise FormatError("truncated", at, f"{what} {n} needs at least {n * item_size} bytes, "
-                                               f"{self.enc.remaining()} left")
+                                               f"{self.enc.remaining()} left",
+                              needed_end=self.enc.pos + n * item_size)
         return n
 
     # -- tables (spec/t7.md#t7-table) ------------------------------------------------------------------

@@ -1,0 +1,309 @@
+"""Where every byte of a checkpoint goes (spec/inspect.md#inspect-bytes): a pure function of the model.
+
+One walk over the :class:`~torchfmt.model.Document` finds every storage, the tensors that view it and
+the path (keys from the top-level object down) each was first reached by.  From that:
+
+- a storage's *file bytes* are its elements as the file holds them (a ``.t7`` LongStorage written with
+  4-byte longs holds 4 bytes an element; ``.t7`` ascii files hold text, and the figure is then the
+  binary size);
+- its *reachable* bytes are those inside the element span of at least one view (first to last element
+  a view can address); the rest are saved but unreachable (spec/inspect.md#inspect-unreachable);
+- storages with the same dtype and identical bytes are *duplicates* (the only payloads read);
+- a storage's bytes go to one top-level key (where it was first reached) and to one role and field
+  (the most needed role among its views, :mod:`torchfmt.roles`).
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import Document, LuaTable, OpaqueObject, QuantizedTensor, Storage, Tensor, TorchObject
+from .roles import BY_NAME, RANK, Role, field_name, role_of
+from .walk import SHAREABLE, children
+
+#: Bytes hashed at once when looking for duplicate storages.
+_CHUNK = 1 << 24
+
+
+@dataclass
+class View:
+    """A tensor viewing a storage, and where it was found."""
+
+    tensor: Tensor
+    path: list[str]
+    role: Role
+
+
+@dataclass
+class StorageUse:
+    """One storage: where it was first reached, its views, and the spans they cover."""
+
+    storage: Storage
+    path: list[str]
+    views: list[View] = field(default_factory=list)
+    bare: bool = False  # reached as a value itself (all of it is the value)
+
+    def file_bytes(self, long_size: int | None) -> int:
+        s = self.storage
+        width = long_size if long_size and s.dtype.name == "int64" else s.dtype.itemsize
+        return s.numel * width
+
+    def reachable_elements(self) -> int:
+        """Elements inside the union of the views' spans (all of them for a bare storage)."""
+        if self.bare:
+            return self.storage.numel
+        spans = sorted(sp for v in self.views if (sp := span(v.tensor)) is not None)
+        total, end = 0, 0
+        for a, b in spans:
+            a = max(a, end)
+            if b > a:
+                total += b - a
+                end = b
+        return min(total, self.storage.numel)
+
+    def role(self) -> Role:
+        """The most needed role among the views (``other`` for a bare storage)."""
+        if self.bare or not self.views:
+            return role_of(self.path)
+        return min((v.role for v in self.views), key=lambda r: RANK[r.name])
+
+    def field(self) -> str:
+        """The field of the first view with :meth:`role` (or the storage's own path)."""
+        role = self.role()
+        for v in self.views:
+            if v.role is role:
+                return field_name(v.path) or "(root)"
+        return field_name(self.path) or "(root)"
+
+
+def span(t: Tensor) -> tuple[int, int] | None:
+    """The half-open element range ``[first, last + 1)`` of the storage ``t`` can address, or None for
+    a tensor with no element (spec/inspect.md#inspect-unreachable)."""
+    if t.storage is None or (t.lua and not t.shape) or any(n == 0 for n in t.shape):
+        return None
+    if t.dtype.per_byte > 1:  # packed sub-byte dtypes are contiguous: the bytes that hold the elements
+        return t.storage_offset, t.storage_offset + -(-math.prod(t.shape) // t.dtype.per_byte)
+    last = sum((n - 1) * s for n, s in zip(t.shape, t.stride, strict=True) if s > 0)
+    first = t.storage_offset + sum((n - 1) * s for n, s in zip(t.shape, t.stride, strict=True) if s < 0)
+    return first, t.storage_offset + last + 1
+
+
+def labelled_children(v: Any) -> list[tuple[str, Any]]:
+    """``v``'s children with the key each sits under (the key values themselves are not children here:
+    a tensor used as a dict key is rare and is reached with the label ``(key)``)."""
+    if isinstance(v, dict):
+        out = [(key_label(k), x) for k, x in v.items()]
+        out += [(f"(key {key_label(k)})", k) for k in v if isinstance(k, SHAREABLE)]
+        if isinstance(v, collections.OrderedDict):
+            out += [(f"({name})", x) for name, x in vars(v).items()]
+        return out
+    if isinstance(v, LuaTable):
+        return [(key_label(k), x) for k, x in v.items] + [
+            (f"(key {key_label(k)})", k) for k, _ in v.items if isinstance(k, SHAREABLE)]
+    if isinstance(v, (list, tuple)):
+        return [(str(i), x) for i, x in enumerate(v)]
+    if isinstance(v, TorchObject):
+        return labelled_children(v.value) if isinstance(v.value, LuaTable) else [("(value)", v.value)]
+    if isinstance(v, OpaqueObject):
+        out = [(f"(arg {i})", a) for i, a in enumerate(v.args)]
+        if isinstance(v.state, dict) and all(isinstance(k, str) for k in v.state):
+            out += _module_children(v.state)
+        elif v.state is not None:
+            out.append(("(state)", v.state))
+        return out
+    if isinstance(v, QuantizedTensor):
+        pairs = (("(scales)", v.scales), ("(zero_points)", v.zero_points))
+        return [(n, t) for n, t in pairs if t is not None]
+    return [("", x) for x in children(v)]
+
+
+#: The attributes of a pickled ``nn.Module`` whose items are shown as the module's own children, under
+#: the names a state_dict gives them (spec/inspect.md#inspect-tree).
+MODULE_ITEMS = ("_parameters", "_buffers", "_modules")
+
+
+def _module_children(state: dict[str, Any]) -> list[tuple[str, Any]]:
+    """An object's attributes; for an ``nn.Module`` (its state has ``_modules`` and ``_parameters``
+    dicts) its parameters, buffers and submodules first, by name, then the public attributes, then the
+    private ones that hold something (empty hook dicts and ``None`` say nothing)."""
+    if not all(isinstance(state.get(k), dict) for k in ("_modules", "_parameters")):
+        return [(k, x) for k, x in state.items()]
+    out = [(key_label(k), x) for name in MODULE_ITEMS if isinstance(state.get(name), dict)
+           for k, x in state[name].items()]
+    out += [(k, x) for k, x in state.items() if not k.startswith("_")]
+    out += [(k, x) for k, x in state.items() if k.startswith("_") and k not in MODULE_ITEMS
+            and x is not None and not (isinstance(x, (dict, list, set, tuple)) and not x)]
+    return out
+
+
+def key_label(k: Any) -> str:
+    """A key as a path component: text as is, numbers in decimal, anything else by its type."""
+    if isinstance(k, str):
+        return k
+    if isinstance(k, bool) or k is None:
+        return repr(k)
+    if isinstance(k, (int, float)):
+        return f"{k:g}" if isinstance(k, float) and k.is_integer() and abs(k) < 1e15 else str(k)
+    if isinstance(k, bytes):
+        return k.decode("latin-1")
+    return f"<{type(k).__name__}>"
+
+
+def roots(doc: Document) -> list[tuple[str, Any]]:
+    """The document's top-level entries: the keys of its one object when that is a mapping, table,
+    module or sequence; else each object.  TorchScript constants come last."""
+    out: list[tuple[str, Any]]
+    if len(doc.objects) == 1:
+        obj = doc.objects[0]
+        if isinstance(obj, (dict, LuaTable, TorchObject, OpaqueObject, list, tuple)):
+            out = labelled_children(obj)
+        else:
+            out = [("(root)", obj)]
+    else:
+        out = [(f"(object {i + 1})", o) for i, o in enumerate(doc.objects)]
+    if doc.extra.get("constants") is not None:
+        out.append(("(constants.pkl)", doc.extra["constants"]))
+    return out
+
+
+def collect(doc: Document) -> list[StorageUse]:
+    """Every storage of the document with its views, in the order first reached."""
+    uses: dict[int, StorageUse] = {}
+    seen: set[int] = set()
+    stack: list[tuple[Any, list[str]]] = [(v, [k]) for k, v in reversed(roots(doc))]
+    while stack:
+        v, path = stack.pop()
+        if isinstance(v, SHAREABLE) or isinstance(v, Storage):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+        if isinstance(v, Storage):
+            use = uses.setdefault(id(v), StorageUse(v, path))
+            use.bare = True
+            continue
+        if isinstance(v, Tensor) and v.storage is not None:
+            use = uses.setdefault(id(v.storage), StorageUse(v.storage, path))
+            use.views.append(View(v, path, role_of(path)))
+        stack.extend((x, [*path, k] if k else path) for k, x in reversed(labelled_children(v)))
+    return list(uses.values())
+
+
+def _digest(s: Storage) -> str:
+    raw = s.array().view("u1")
+    h = hashlib.sha256()
+    for i in range(0, raw.size, _CHUNK):
+        h.update(raw[i:i + _CHUNK])
+    s.release()
+    return h.hexdigest()
+
+
+def duplicates(uses: list[StorageUse], long_size: int | None) -> list[list[int]]:
+    """Groups (indices into ``uses``) of storages with one dtype and identical bytes, two or more each.
+    Only storages that share a dtype and a size with another are read."""
+    by_shape: dict[tuple[str, int], list[int]] = collections.defaultdict(list)
+    for i, u in enumerate(uses):
+        if u.storage.numel:
+            by_shape[(u.storage.dtype.name, u.storage.numel)].append(i)
+    groups: list[list[int]] = []
+    for candidates in by_shape.values():
+        if len(candidates) < 2:
+            continue
+        by_hash: dict[str, list[int]] = collections.defaultdict(list)
+        for i in candidates:
+            by_hash[_digest(uses[i].storage)].append(i)
+        groups += [g for g in by_hash.values() if len(g) > 1]
+    return groups
+
+
+def account(doc: Document, file_size: int) -> dict[str, Any]:
+    """The byte accounting of ``doc`` read from a file of ``file_size`` bytes, as the JSON report's
+    ``bytes`` member (spec/inspect.md#inspect-json)."""
+    t7 = doc.extra.get("t7") or {}
+    long_size = t7.get("long_size") if t7.get("mode") == "binary" else None
+    uses = collect(doc)
+    sizes = [u.file_bytes(long_size) for u in uses]
+    item = [u.storage.dtype.itemsize if not (long_size and u.storage.dtype.name == "int64") else long_size
+            for u in uses]
+
+    def share(n: int) -> float:
+        return round(n / file_size, 6) if file_size else 0.0
+
+    storage_total = sum(sizes)
+    storages = []
+    for i, u in enumerate(uses):
+        reach = u.reachable_elements() * item[i]
+        storages.append({
+            "id": f"s{i}", "path": u.path, "dtype": u.storage.dtype.name, "numel": u.storage.numel,
+            "device": u.storage.device, "bytes": sizes[i], "share": share(sizes[i]),
+            "views": len(u.views), "reachable_bytes": reach, "unreachable_bytes": sizes[i] - reach,
+            "role": u.role().name, "field": u.field(),
+        })
+    top: dict[str, int] = {}
+    for i, u in enumerate(uses):
+        top[u.path[0]] = top.get(u.path[0], 0) + sizes[i]
+    top_keys = [{"key": k, "bytes": top.get(k, 0), "share": share(top.get(k, 0)),
+                 "role": role_of([k]).name if role_of([k]).top_keys is not None else None}
+                for k in dict.fromkeys(k for k, _ in roots(doc))]
+    by_role: dict[str, dict[str, Any]] = {}
+    by_field: dict[tuple[str, str], int] = collections.Counter()
+    for i, u in enumerate(uses):
+        r = u.role().name
+        entry = by_role.setdefault(r, {"role": r, "bytes": 0, "storages": 0, "fields": []})
+        entry["bytes"] += sizes[i]
+        entry["storages"] += 1
+        by_field[(r, u.field())] += sizes[i]
+    for (r, f), n in sorted(by_field.items(), key=lambda kv: -kv[1]):
+        by_role[r]["fields"].append({"field": f, "bytes": n, "share": share(n)})
+    roles = sorted(by_role.values(), key=lambda e: RANK[e["role"]])
+    for e in roles:
+        e["share"] = share(e["bytes"])
+    dup_groups = duplicates(uses, long_size)
+    unreachable = sum(s["unreachable_bytes"] for s in storages)
+    dup_bytes = sum(sizes[g[0]] * (len(g) - 1) for g in dup_groups)
+    return {
+        "headline": headline(file_size, storages, roles, unreachable, dup_bytes),
+        "file_bytes": file_size,
+        "storage_bytes": storage_total,
+        "other_bytes": max(file_size - storage_total, 0),
+        "estimated": t7.get("mode") == "ascii",
+        "unreachable_bytes": unreachable,
+        "unreachable_share": share(unreachable),
+        "duplicate_bytes": dup_bytes,
+        "duplicates": [{"storages": [f"s{i}" for i in g], "bytes_each": sizes[g[0]],
+                        "paths": [uses[i].path for i in g]} for g in dup_groups],
+        "top_level": top_keys,
+        "roles": roles,
+        "storages": storages,
+    }
+
+
+#: A share of the file at least this large is named in the headline (spec/inspect.md#inspect-bytes).
+HEADLINE_SHARE = 0.25
+
+
+def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[str, Any]], unreachable: int,
+             dup_bytes: int) -> str | None:
+    """One sentence naming what takes most of the file when it is not what the model computes with:
+    bytes no view reaches, storages saved twice, or a role other than weights and running statistics."""
+    if not file_size:
+        return None
+    pct = lambda n: f"{100 * n / file_size:.1f}%"  # noqa: E731
+    if unreachable >= HEADLINE_SHARE * file_size:
+        worst = max(storages, key=lambda x: x["unreachable_bytes"])
+        return (f"{pct(unreachable)} of the file is saved but unreachable: {'.'.join(worst['path'])} is a "
+                f"view of {worst['reachable_bytes']:,} bytes into a storage of {worst['bytes']:,}, saved "
+                "whole")
+    if dup_bytes >= HEADLINE_SHARE * file_size:
+        return f"{pct(dup_bytes)} of the file is storages saved twice with identical bytes"
+    spare = [r for r in roles if not BY_NAME[r["role"]].inference]
+    if spare:
+        top = max(spare, key=lambda r: r["bytes"])
+        if top["bytes"] >= HEADLINE_SHARE * file_size:
+            fields = ", ".join(f["field"] for f in top["fields"][:4])
+            return (f"{pct(top['bytes'])} of the file is {top['role']} ({fields}), which inference does "
+                    "not need")
+    return None
