@@ -20,15 +20,17 @@ import sys
 import threading
 from pathlib import Path
 
-_IN_MODIFY, _IN_ATTRIB, _IN_CLOSE_WRITE = 0x002, 0x004, 0x008
+_IN_MODIFY, _IN_ATTRIB = 0x002, 0x004
 _IN_MOVED_FROM, _IN_MOVED_TO, _IN_CREATE, _IN_DELETE = 0x040, 0x080, 0x100, 0x200
 _IN_DELETE_SELF, _IN_MOVE_SELF, _IN_Q_OVERFLOW, _IN_ISDIR = 0x400, 0x800, 0x4000, 0x40000000
-_MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_CLOSE_WRITE | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
+# a file opened for writing and closed unchanged (IN_CLOSE_WRITE: tinygrad opens its input so) is no
+# change, as for a snapshot; a write is IN_MODIFY
+_MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE
          | _IN_DELETE | _IN_DELETE_SELF | _IN_MOVE_SELF)
 _IN_NONBLOCK, _IN_CLOEXEC = 0o4000, 0o2000000
 _EVENT = struct.Struct("iIII")
 _WHAT = {_IN_CREATE: "created", _IN_DELETE: "removed", _IN_MOVED_FROM: "moved away",
-         _IN_MOVED_TO: "moved in", _IN_MODIFY: "modified", _IN_CLOSE_WRITE: "modified",
+         _IN_MOVED_TO: "moved in", _IN_MODIFY: "modified",
          _IN_ATTRIB: "attributes changed", _IN_DELETE_SELF: "removed", _IN_MOVE_SELF: "moved away"}
 
 
