@@ -1,4 +1,4 @@
-"""``torchfmt slim`` judged by real torch (spec/tools.md#tools-slim).
+"""``torchfmt slim`` judged by real torch (spec/slim.md#slim).
 
 Files torch 2.13 wrote are slimmed and loaded back by torch with ``weights_only=True``: views keep their
 values and their sharing (equal ``untyped_storage().data_ptr()``), a small view of a big storage stops
@@ -45,7 +45,7 @@ def _ptr(t: Any) -> int:
 
 
 @needs_torch
-@pytest.mark.spec("tools.md#tools-slim-trim", "tools.md#tools-slim-report")
+@pytest.mark.spec("slim.md#slim-cli", "slim.md#slim-trim", "slim.md#slim-report")
 def test_small_view_of_a_big_storage(tmp_path: Path) -> None:
     base = torch.randn(1_000_000)
     torch.save({"v": base[123_456:123_461]}, tmp_path / "in.pt")
@@ -61,7 +61,7 @@ def test_small_view_of_a_big_storage(tmp_path: Path) -> None:
 
 
 @needs_torch
-@pytest.mark.spec("tools.md#tools-slim-trim")
+@pytest.mark.spec("slim.md#slim-trim")
 def test_views_still_share_with_their_strides(tmp_path: Path) -> None:
     base = torch.arange(100_000, dtype=torch.float64)
     grid = base[1000:1012].view(3, 4)
@@ -80,7 +80,7 @@ def test_views_still_share_with_their_strides(tmp_path: Path) -> None:
 
 
 @needs_torch
-@pytest.mark.spec("tools.md#tools-slim-merge")
+@pytest.mark.spec("slim.md#slim-merge")
 def test_identical_storages_saved_once(tmp_path: Path) -> None:
     w = torch.randn(1000)
     torch.save({"a": w, "b": w.clone(), "c": w + 1}, tmp_path / "in.pt")
@@ -106,7 +106,7 @@ def _trainer_checkpoint(path: Path) -> dict[str, Any]:
 
 
 @needs_torch
-@pytest.mark.spec("tools.md#tools-slim-pt-drop")
+@pytest.mark.spec("slim.md#slim-pt-drop")
 def test_trainer_checkpoint_levels_and_drops(tmp_path: Path) -> None:
     ckpt = _trainer_checkpoint(tmp_path / "in.pt")
     r = slim(str(tmp_path / "in.pt"), str(tmp_path / "light.pt"), "light", ["ema", "extra.big"])
@@ -127,7 +127,7 @@ def test_trainer_checkpoint_levels_and_drops(tmp_path: Path) -> None:
 
 
 @needs_torch
-@pytest.mark.spec("tools.md#tools-slim-variant")
+@pytest.mark.spec("slim.md#slim-variant")
 def test_legacy_stays_legacy(tmp_path: Path) -> None:
     base = torch.randn(10_000)
     torch.save({"v": base[10:20], "w": base[15:30]}, tmp_path / "in.pt", _use_new_zipfile_serialization=False)
@@ -148,7 +148,7 @@ def _fields(m: TorchObject) -> dict[Any, Any]:
 
 
 @needs_corpus
-@pytest.mark.spec("tools.md#tools-slim-t7-levels", "tools.md#tools-slim-variant")
+@pytest.mark.spec("slim.md#slim-t7-levels", "slim.md#slim-variant")
 @pytest.mark.parametrize("name", TRAINED)
 def test_lua_models_light(name: str, tmp_path: Path) -> None:
     source = CORPUS / name
@@ -178,7 +178,7 @@ def test_lua_models_light(name: str, tmp_path: Path) -> None:
 
 
 @needs_corpus
-@pytest.mark.spec("tools.md#tools-slim-t7-levels")
+@pytest.mark.spec("slim.md#slim-t7-levels")
 def test_lua_levels_and_shared_parameters(tmp_path: Path) -> None:
     source = CORPUS / "nn_getparameters.t7"
     for level in ("light", "medium", "heavy"):
@@ -199,7 +199,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @needs_torch
-@pytest.mark.spec("tools.md#tools-slim-report", "tools.md#tools-slim-files")
+@pytest.mark.spec("slim.md#slim-report", "slim.md#slim-files")
 def test_cli_dry_run_json_and_refusals(tmp_path: Path) -> None:
     import json
 

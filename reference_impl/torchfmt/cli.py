@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
                         description="Rewrite IN as OUT in IN's variant (a 0.1.x tar .pt as pt-zip): each "
                                     "storage trimmed to what its tensors use (views kept), identical "
                                     "storages saved once, and what the level and --drop name left out "
-                                    "(spec/tools.md#tools-slim).")
+                                    "(spec/slim.md#slim-cli).")
     sl.add_argument("input")
     sl.add_argument("output")
     sl.add_argument("--level", choices=["light", "medium", "heavy"], default="heavy",

@@ -1,16 +1,16 @@
-"""``torchfmt slim``: save only what matters of a checkpoint (spec/tools.md#tools-slim).
+"""``torchfmt slim``: save only what matters of a checkpoint (spec/slim.md#slim-cli).
 
 Small functions over the object model, written back with :func:`torchfmt.writer.write`:
 
 - :func:`trim_storages`: each storage becomes the smallest span its tensors use; every tensor keeps its
   shape and strides, its offset moves by the span's start, and tensors that shared a storage share the
-  new one (spec/tools.md#tools-slim-trim);
+  new one (spec/slim.md#slim-trim);
 - :func:`merge_identical`: storages with the same dtype, device and bytes become one
-  (spec/tools.md#tools-slim-merge);
+  (spec/slim.md#slim-merge);
 - :func:`drop_pt`: trainer-checkpoint keys (optimizer state, gradients, EMA copies, named keys)
-  (spec/tools.md#tools-slim-pt-drop);
+  (spec/slim.md#slim-pt-drop);
 - :func:`empty_t7`: the fields dpnn's ``nn.Serial`` empties at its ``medium`` and ``light`` levels become
-  empty tensors of the same type (spec/tools.md#tools-slim-t7-levels).
+  empty tensors of the same type (spec/slim.md#slim-t7-levels).
 
 The byte figures are the file sizes and the bytes of the storages reachable from the object (each
 storage counted once); ``torchfmt inspect`` attributes bytes in more detail.
@@ -170,7 +170,7 @@ def span(t: Tensor) -> tuple[int, int] | None:
 # -- the steps -----------------------------------------------------------------------------------
 
 def trim_storages(obj: Any) -> int:
-    """Rewrite each storage to the span its tensors use (spec/tools.md#tools-slim-trim); the number
+    """Rewrite each storage to the span its tensors use (spec/slim.md#slim-trim); the number
     of storages made smaller.  Tensors are changed in place, so everything that held them still does."""
     users, storages, bare = storage_users(obj)
     trimmed = 0
@@ -194,7 +194,7 @@ def trim_storages(obj: Any) -> int:
 
 
 def merge_identical(obj: Any) -> int:
-    """Make storages of the same dtype, device and bytes one storage (spec/tools.md#tools-slim-merge);
+    """Make storages of the same dtype, device and bytes one storage (spec/slim.md#slim-merge);
     the number of storages merged into another."""
     users, storages, bare = storage_users(obj)
     first: dict[tuple[str, str, int, bytes], Storage] = {}
@@ -231,7 +231,7 @@ def _is_group(group: str, key: Any, value: Any) -> bool:
 
 
 def drop_pt(obj: Any, drops: Iterable[str]) -> list[str]:
-    """Remove trainer-checkpoint keys (spec/tools.md#tools-slim-pt-drop): a group of :data:`PT_GROUPS`
+    """Remove trainer-checkpoint keys (spec/slim.md#slim-pt-drop): a group of :data:`PT_GROUPS`
     removes every dict key of that kind, at any depth; any other name the key of that name of the
     top-level dict, else the dotted path through nested dicts.  The dotted names removed."""
     dropped: list[str] = []
@@ -293,7 +293,7 @@ def empty_like(v: Any) -> Any:
 
 def empty_t7(obj: Any, level: str, extra: Iterable[str] = ()) -> list[str]:
     """Empty the fields ``level`` (and ``extra``) names in every ``nn`` module reachable from ``obj``
-    (spec/tools.md#tools-slim-t7-levels); a value emptied in several places becomes one empty value, so
+    (spec/slim.md#slim-t7-levels); a value emptied in several places becomes one empty value, so
     sharing stays sharing.  The names of the emptied fields (``<path>.<field>``)."""
     extra = tuple(extra)
     emptied: dict[int, Any] = {}
