@@ -1,4 +1,4 @@
-"""``torchfmt slim`` judged by real torch (spec/slim.md#slim).
+"""``torchfmt slim`` judged by real torch (spec/slim.md#slim-cli).
 
 Files torch 2.13 wrote are slimmed and loaded back by torch with ``weights_only=True``: views keep their
 values and their sharing (equal ``untyped_storage().data_ptr()``), a small view of a big storage stops
