@@ -317,7 +317,8 @@ def empty_t7(obj: Any, level: str, extra: Iterable[str] = ()) -> list[str]:
             stack.append((v.value, path))
         elif isinstance(v, LuaTable):
             for k, x in reversed(v.items):
-                name = str(int(k)) if isinstance(k, float) and k.is_integer() else str(k)
+                name = (str(int(k)) if isinstance(k, float) and k.is_integer() else
+                        k if isinstance(k, str) else f"<{type(k).__name__}>")  # never a value's repr
                 stack.append((x, f"{path}{name}."))
     return dropped
 
