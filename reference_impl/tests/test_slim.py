@@ -219,3 +219,25 @@ def test_cli_dry_run_json_and_refusals(tmp_path: Path) -> None:
     same = _cli(str(tmp_path / "in.pt"), str(tmp_path / "in.pt"), "--force")
     assert same.returncode == 1 and "never overwrites its input" in same.stderr
     assert torch.load(tmp_path / "in.pt", weights_only=True)["v"].untyped_storage().nbytes() == 200_000
+
+
+@pytest.mark.spec("slim.md#slim-t7-levels")
+def test_lua_module_under_a_table_key_and_shared_grads(tmp_path: Path) -> None:
+    from torchfmt.model import LuaTable
+    from torchfmt.writer.reduce import from_numpy
+
+    weight = from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+    grad = from_numpy(np.ones((2, 3), dtype=np.float32))
+    weight.lua = grad.lua = True
+    linear = [TorchObject("nn.Linear", None, LuaTable([("weight", weight), ("gradWeight", grad)]))
+              for _ in range(2)]
+    linear[1].value.items[0] = ("weight", weight)  # a clone sharing its weight and its gradient
+    top = LuaTable([(LuaTable([("k", 1.0)]), linear[0]), ("clone", linear[1])])
+    torchfmt.save(top, tmp_path / "in.t7", "t7")
+    report = slim(str(tmp_path / "in.t7"), str(tmp_path / "out.t7"), "light")
+    assert sorted(report.dropped) == ["<LuaTable>.gradWeight", "clone.gradWeight"]
+    out = torchfmt.load(tmp_path / "out.t7")
+    a, b = (m for _, m in out.items)
+    assert a["weight"] is b["weight"] and np.array_equal(np.asarray(a["weight"]), np.asarray(weight))
+    assert a["gradWeight"] is b["gradWeight"] and a["gradWeight"].storage is None
+    assert a["gradWeight"].dtype == grad.dtype
