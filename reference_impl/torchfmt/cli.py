@@ -17,8 +17,9 @@ import os
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
-from typing import TextIO
+from typing import Any, TextIO
 
 from . import describe
 from .errors import ERROR_CODES, FormatError, Unsupported, quote
@@ -51,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
                "            torch.load(weights_only=True) takes it, and where every byte goes\n"
                "            (--json: stable JSON; --plot FILE: a chart; spec/inspect.md; exit status 1 also\n"
                "            for a file that is no checkpoint or is truncated)\n"
-               "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n\n"
+               "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n"
+               "  slim      rewrite a .t7 or .pt file keeping only what matters (trimmed storages)\n\n"
                + EXIT_STATUS.format(codes=codes))
     p.add_argument("--version", action="version", version=f"torchfmt {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -87,6 +89,26 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep an nn model's training buffers (gradWeight, output, ...)")
     conv.add_argument("--metadata", action="store_true",
                       help="safetensors: keep non-tensor values as JSON in __metadata__ instead of refusing")
+    sl = sub.add_parser("slim", help="rewrite a .t7 or .pt file keeping only what matters",
+                        description="Rewrite IN as OUT in IN's variant (a 0.1.x tar .pt as pt-zip): each "
+                                    "storage trimmed to what its tensors use (views kept), identical "
+                                    "storages saved once, and what the level and --drop name left out "
+                                    "(spec/slim.md#slim-cli).")
+    sl.add_argument("input")
+    sl.add_argument("output")
+    sl.add_argument("--level", choices=["light", "medium", "heavy"], default="heavy",
+                    help=".t7: dpnn nn.Serial levels (light: weights, biases, running statistics; medium: "
+                         "also gradWeight/gradBias; heavy: every field). .pt: light drops optimizer state "
+                         "and gradients, medium gradients, heavy nothing (default)")
+    sl.add_argument("--drop", nargs="+", default=[], metavar="KEY",
+                    help=".pt: a key (dotted path) or a group: optimizer, grads, ema. .t7: a module field "
+                         "to empty")
+    sl.add_argument("--dry-run", action="store_true", help="report without writing")
+    sl.add_argument("--keep-copies", action="store_true",
+                    help="keep storages with identical bytes apart (merged, they share: a write to one "
+                         "changes the other)")
+    sl.add_argument("--force", action="store_true", help="replace an existing output")
+    sl.add_argument("--json", action="store_true", help="report as one JSON line")
     return p
 
 
@@ -96,15 +118,30 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
     p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
 
 
+def _slim(args: argparse.Namespace) -> int:
+    """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
+    from .slim import slim
+
+    return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
+                                force=args.force, merge=not args.keep_copies), args.json)
+
+
 def _convert(args: argparse.Namespace) -> int:
     """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (a refused
     conversion or a bad input) or 2 (an unsupported feature) otherwise."""
-    from .convert import ConvertError, convert
+    from .convert import convert
+
+    return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
+                                   keep_buffers=args.keep_buffers, metadata=args.metadata), args.json)
+
+
+def _report(run: Callable[[], Any], as_json: bool) -> int:
+    """Run a command that writes a file and returns a report; print it, or one stderr line on failure."""
+    from .convert import ConvertError
     from .writer.pickler import PicklingError
 
     try:
-        report = convert(args.input, args.output, args.to, force=args.force, keep_buffers=args.keep_buffers,
-                         metadata=args.metadata)
+        report = run()
     except FormatError as e:
         print(e.line(), file=sys.stderr)
         return 1
@@ -117,7 +154,7 @@ def _convert(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)})", file=sys.stderr)
         return 2
-    print(json.dumps(report.json()) if args.json else report.line())
+    print(json.dumps(report.json()) if as_json else report.line())
     return 0
 
 
@@ -159,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "convert":
         return _convert(args)
+    if args.command == "slim":
+        return _slim(args)
     hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
                                       byte_order=args.byte_order)
     if args.command == "inspect":

@@ -278,17 +278,22 @@ def count_tensors(obj: Any) -> int:
     return len(seen)
 
 
+def check_output(source: str, output: str, force: bool, command: str) -> None:
+    """Refuse to write over the input, ever, and over an existing output unless ``force``."""
+    if os.path.exists(output):
+        if os.path.exists(source) and os.path.samefile(source, output):
+            raise ConvertError(f"the output is the input: {command} never overwrites its input")
+        if not force:
+            raise ConvertError(f"{output} exists (--force replaces it)")
+
+
 def convert(source: str, output: str, to: str | None = None, *, force: bool = False,
             keep_buffers: bool = False, metadata: bool = False) -> Report:
     """Convert the file ``source`` to ``output`` (see the module docstring)."""
     from . import open_document
 
     target = target_of(output, to)
-    if os.path.exists(output):
-        if os.path.exists(source) and os.path.samefile(source, output):
-            raise ConvertError("the output is the input: convert never overwrites its input")
-        if not force:
-            raise ConvertError(f"{output} exists (--force replaces it)")
+    check_output(source, output, force, "convert")
     doc = open_document(source)
     if len(doc.objects) != 1:
         raise ConvertError(f"the stream holds {len(doc.objects)} objects; convert writes one")

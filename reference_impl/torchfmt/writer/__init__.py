@@ -8,7 +8,7 @@ plain Python values and numpy arrays, and writes them in one of :data:`FORMATS`,
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, BinaryIO
 
 from .atomic import atomic_file
 from .pickler import PicklingError
@@ -17,7 +17,7 @@ from .pickler import PicklingError
 FORMATS = ("pt-zip", "pt-legacy", "t7")
 T7_MODES = ("binary", "ascii")
 
-__all__ = ["FORMATS", "PicklingError", "save"]
+__all__ = ["FORMATS", "PicklingError", "save", "write"]
 
 
 def save(obj: Any, path: str | os.PathLike[str], format: str = "pt-zip", *, t7_mode: str = "binary") -> None:
@@ -29,15 +29,22 @@ def save(obj: Any, path: str | os.PathLike[str], format: str = "pt-zip", *, t7_m
     if t7_mode not in T7_MODES:
         raise ValueError(f"t7_mode {t7_mode!r} is not one of {T7_MODES}")
     with atomic_file(path) as f:
-        if format == "pt-zip":
-            from .zip import root_name, write_zip
+        write(obj, f, format, t7_mode=t7_mode, path=path)
 
-            write_zip(obj, f, root_name(path))
-        elif format == "pt-legacy":
-            from .legacy import write_legacy
 
-            write_legacy(obj, f)
-        else:
-            from .t7 import write_t7
+def write(obj: Any, f: BinaryIO, format: str = "pt-zip", *, t7_mode: str = "binary",
+          path: str | os.PathLike[str] = "archive") -> None:
+    """Write ``obj`` as ``format`` to the open binary file ``f`` (only ``f.write`` is called); a zip
+    archive's root folder is named after ``path`` as torch names it."""
+    if format == "pt-zip":
+        from .zip import root_name, write_zip
 
-            write_t7(obj, f, t7_mode)
+        write_zip(obj, f, root_name(path))
+    elif format == "pt-legacy":
+        from .legacy import write_legacy
+
+        write_legacy(obj, f)
+    else:
+        from .t7 import write_t7
+
+        write_t7(obj, f, t7_mode)
