@@ -211,23 +211,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    """One line on the reader and one on the tiers that run, at the top of the run."""
+    """The reader, at the top of the run (the tiers are counted once the cases are collected)."""
     suite = config.stash[_SUITE]
-    from harness.cases import committed_cases, corpus_cases
+    return [f"torchfmt conformance: reader {suite.reader.name!r} ({' '.join(suite.reader.command)})"]
 
-    committed = sum(suite.selects(c) for c in committed_cases())
+
+def tiers_line(suite: Suite, cases: list[Case]) -> str:
+    """Which tiers run, counted from the collected cases (never loaded a second time)."""
     root = corpus_root()
+    committed = sum(c.tier == "committed" for c in cases)
     if root.is_dir():
-        corpus = f"corpus ({sum(suite.selects(c) for c in corpus_cases())} cases from {root})"
+        corpus = f"corpus ({sum(c.tier == 'corpus' for c in cases)} cases from {root})"
     else:
         corpus = f"corpus NOT run ({root} does not exist; set TORCHFMT_CORPUS to run it)"
     chosen = ""
     if suite.formats or suite.features:
         chosen = f"; selected by --format {','.join(suite.formats) or '*'} --features " \
                  f"{','.join(sorted(suite.features)) or '*'}"
-    return [f"torchfmt conformance: reader {suite.reader.name!r} ({' '.join(suite.reader.command)})",
-            f"tiers: committed ({committed} cases), generated (truncations, unsafe globals), {corpus}"
-            + chosen]
+    return f"tiers: committed ({committed} cases), generated (truncations, unsafe globals), {corpus}" + chosen
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -286,7 +287,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 def pytest_collection_finish(session: pytest.Session) -> None:
     cases = [item.callspec.params["case"] for item in session.items
              if hasattr(item, "callspec") and isinstance(item.callspec.params.get("case"), Case)]
-    session.config.stash[_SUITE].prefetch(cases)
+    suite = session.config.stash[_SUITE]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None and cases:
+        reporter.write_line(tiers_line(suite, cases))
+    suite.prefetch(cases)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
