@@ -6,7 +6,8 @@ harness's own self-tests.  With ``--reader`` naming another reader, only the rea
 self-tests test the harness, not the reader; ``--self-tests`` brings them back).  ``--format`` and
 ``--features`` select cases; ``--declines`` says once that the reader declines whole formats.  Runs are
 started in a small thread pool as soon as collection ends (each run is a subprocess, so two at a time
-keep two cores busy); each test then waits for its own run and judges it.  The run's header says which
+keep two cores busy); the self-tests run first, meanwhile, and each case's test then waits for its own
+run and judges it.  The run's header says which
 tiers ran, and its end shows the reader's results per format and category.
 """
 
@@ -251,7 +252,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             keep.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    # The reader's runs start in the pool as soon as collection ends (pytest_collection_finish): the tests
+    # that only judge them go last, so that the self-tests use the main thread meanwhile instead of
+    # waiting behind the runs.  Each group keeps its collected order.
+    items[:] = sorted(keep, key=lambda item: "suite" in getattr(item, "fixturenames", ()))
 
 
 def _generated_selected(item: pytest.Item, suite: Suite) -> bool:

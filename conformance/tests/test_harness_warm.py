@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ from harness import warm
 from harness.cases import committed_cases
 from harness.fswatch import TreeWatch
 from harness.readers import resolve
-from harness.runner import run_reader
+from harness.runner import Run, run_reader
 
 pytestmark = [pytest.mark.spec("canonical.md#canonical-reader-cli"),
               pytest.mark.skipif(not warm.available(), reason="no fork here: the harness runs the command")]
@@ -40,10 +42,21 @@ def _cases() -> list:
     return picked + [by_id[i] for i in ("t7-ascii/" + "table-nested",) if i in by_id]
 
 
-@pytest.mark.parametrize("case", _cases(), ids=lambda c: c.id)
-def test_a_warm_run_is_the_command(case, server) -> None:
-    cold = run_reader(REFERENCE, case.path, case.hints)
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def commands() -> Iterator[dict[str, Future[Run]]]:
+    """The command's run of each case, started side by side (a new interpreter each) while the tests
+    make the warm runs one by one."""
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="command") as pool:
+        yield {c.id: pool.submit(run_reader, REFERENCE, c.path, c.hints) for c in CASES}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_a_warm_run_is_the_command(case, server, commands: dict[str, Future[Run]]) -> None:
     hot = run_reader(REFERENCE, case.path, case.hints, launch=server.start)
+    cold = commands[case.id].result()
     assert (hot.status, hot.stdout, hot.stderr) == (cold.status, cold.stdout, cold.stderr)
     assert hot.outcome == cold.outcome and hot.problems == cold.problems == []
 
