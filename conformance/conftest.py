@@ -241,11 +241,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         runs_reader = "suite" in getattr(item, "fixturenames", ())
         case = item.callspec.params.get("case") if hasattr(item, "callspec") else None
+        generated = isinstance(case, Case) and case.tier == "generated"
         if not runs_reader and not self_tests:
             drop.append(item)
-        elif isinstance(case, Case) and not suite.selects(case):
+        elif isinstance(case, Case) and not generated and not suite.selects(case):
             drop.append(item)
-        elif runs_reader and (suite.formats or suite.features) and not isinstance(case, Case) \
+        elif runs_reader and (suite.formats or suite.features) and (generated or not isinstance(case, Case)) \
                 and not _generated_selected(item, suite):
             drop.append(item)
         else:
@@ -260,12 +261,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _generated_selected(item: pytest.Item, suite: Suite) -> bool:
     """A generated reader test (truncations, unsafe globals) kept by ``--format``: its format is its
-    ``fmt`` parameter or the format folder of its case id; ``--features`` leaves them out."""
+    ``fmt`` parameter or its generated case's; ``--features`` leaves them out."""
     if suite.features:
         return False
     params = item.callspec.params if hasattr(item, "callspec") else {}
-    case_id = str(params.get("case_id", ""))  # generated/truncation/<format>/<name>@<offset>
-    fmt = params.get("fmt") or (case_id.split("/")[2] if case_id.count("/") >= 3 else "")
+    case = params.get("case")
+    fmt = params.get("fmt") or (case.format if isinstance(case, Case) else "")
     return not suite.formats or format_matches(str(fmt), suite.formats)
 
 
