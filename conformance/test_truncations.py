@@ -147,8 +147,12 @@ CUTS = _cuts()
 def _cut_cases(cuts: list[tuple[Case, int]]) -> list[Case]:
     """Every cut written to a temporary folder (removed when the session ends) as a reject case: written
     at collection, so that the suite starts their runs with the committed cases' (conftest.py)."""
-    folder = Path(tempfile.mkdtemp(prefix="torchfmt-truncations-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    top = Path(tempfile.mkdtemp(prefix="torchfmt-truncations-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    # named as pytest's tmp_path_factory.mktemp("truncations") names its first folder: the sample of cuts
+    # run by the command (conftest.cold_sample, fixed by folder and file name) stays the same
+    folder = top / "truncations0"
+    folder.mkdir()
     cases = []
     for base, cut in cuts:
         case_id = f"generated/truncation/{base.id}@{cut}"
