@@ -256,7 +256,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # The reader's runs start in the pool as soon as collection ends (pytest_collection_finish): the tests
     # that only judge them go last, so that the self-tests use the main thread meanwhile instead of
     # waiting behind the runs.  Each group keeps its collected order.
-    items[:] = sorted(keep, key=lambda item: "suite" in getattr(item, "fixturenames", ()))
+    items[:] = sorted(keep, key=_order)
 
 
 def _generated_selected(item: pytest.Item, suite: Suite) -> bool:
@@ -297,6 +297,27 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if reporter is not None and cases:
         reporter.write_line(tiers_line(suite, cases))
     suite.prefetch(cases)
+    start_self_test_runs(session.items)
+
+
+def start_self_test_runs(items: list[pytest.Item]) -> None:
+    """Call ``start_runs(selected)`` of each test module that has one, with its selected tests: a
+    self-test whose subprocesses take seconds (adapters and differential workers starting torch) starts
+    them here, in its own threads, and its tests later judge what they did, each its own."""
+    selected: dict[Any, list[pytest.Item]] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if callable(getattr(module, "start_runs", None)):
+            selected.setdefault(module, []).append(item)
+    for module, its_items in selected.items():
+        module.start_runs(its_items)
+
+
+def _order(item: pytest.Item) -> tuple[bool, bool]:
+    """Self-tests first, those whose runs started at collection (``start_runs``) after the others, so
+    that their runs have had time; then the tests that judge the reader's runs (``suite``)."""
+    return ("suite" in getattr(item, "fixturenames", ()),
+            callable(getattr(getattr(item, "module", None), "start_runs", None)))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

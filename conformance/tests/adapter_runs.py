@@ -3,13 +3,15 @@ spec/canonical.md#canonical-reader-cli).  An adapter that is not installed here 
 ``TORCHFMT_REQUIRE_ADAPTERS`` is set (CI sets it after running the adapter's setup): then it fails.
 
 Each run is the adapter's own command, a process per file (most start torch: a second or more each); a
-test module names the cases it will judge with :func:`start`, so that they run side by side while its
-first test waits for its own, and each test still judges the run of its case."""
+test module names the cases it will judge with :func:`start` in its ``start_runs`` (called by conftest.py
+when collection ends), so that they run side by side while other tests run, and each test still judges
+the run of its case."""
 
 from __future__ import annotations
 
 import functools
 import os
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
@@ -18,14 +20,21 @@ from harness.cases import CASES_DIR, Case, load_case
 from harness.runner import Run, run_reader
 from harness.verdict import judge
 
+_PROBING = threading.Lock()
+
 
 @functools.cache
-def resolved(name: str) -> readers.Reader | str:
-    """The named reader, or why it is not installed here (probed once per session)."""
+def _resolved(name: str) -> readers.Reader | str:
     try:
         return readers.resolve(name)
     except readers.UnknownReader as e:
         return str(e)
+
+
+def resolved(name: str) -> readers.Reader | str:
+    """The named reader, or why it is not installed here (probed once per session, by one thread)."""
+    with _PROBING:
+        return _resolved(name)
 
 
 def reader(name: str) -> readers.Reader:
@@ -51,17 +60,22 @@ def _gives(r: readers.Reader, case: Case) -> bool:
     return case.trusted or not r.trusted_only
 
 
-def start(name: str, case_ids: list[str]) -> None:
-    """Start the runs of the reader ``name`` (when installed) on these committed cases, side by side."""
+def _run(name: str, case: Case) -> Run | None:
+    """The reader's run on ``case`` (``None``: not installed here, or a case it must not be given)."""
     found = resolved(name)
-    if isinstance(found, str):
-        return
+    if isinstance(found, str) or not _gives(found, case):
+        return None
+    return run_reader(found.command, case.path, case.hints, extra_env=found.env)
+
+
+def start(name: str, case_ids: list[str]) -> None:
+    """Start the runs of the reader ``name`` on these committed cases, side by side, in threads (the
+    reader is probed there too: this returns at once)."""
     for case_id in case_ids:
         case = committed(case_id)
         key = (name, case.id, str(case.path))
-        if key not in _STARTED and _gives(found, case):
-            _STARTED[key] = _POOL.submit(run_reader, found.command, case.path, case.hints,
-                                         extra_env=found.env)
+        if key not in _STARTED:
+            _STARTED[key] = _POOL.submit(_run, name, case)
 
 
 def verdict(name: str, case: Case | str) -> tuple[str, str, str]:

@@ -14,9 +14,8 @@ REFUSES = ["pt-zip/adv-gadget-os-system", "pt-zip/dtype-uint16",
            "pt-zip/quantized-qint8-per-channel-torch1.13", "pt-torchscript/torchscript-tiny"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def runs_started() -> None:
-    """The module's runs side by side (each starts torch 1.13), each judged by its own test."""
+def start_runs(selected: list[pytest.Item]) -> None:
+    """The module's runs (each starts torch 1.13), side by side from the end of collection (conftest.py)."""
     start("torch113", READS + REFUSES)
 
 

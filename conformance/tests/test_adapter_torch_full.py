@@ -17,9 +17,8 @@ READS = ["pt-zip/state-dict-mlp", "pt-legacy/views-shared-storage", "pt-zip/pyth
          "pt-zip/protocol-4", "pt-torchscript/torchscript-tiny"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def runs_started() -> None:
-    """The module's runs side by side (each starts torch), each judged by its own test."""
+def start_runs(selected: list[pytest.Item]) -> None:
+    """The module's runs (each starts torch), side by side from the end of collection (conftest.py)."""
     start("torch-full", READS)
 
 

@@ -9,11 +9,16 @@ must describe the same (spec/canonical.md#canonical-comparison).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import importlib.util
 import io
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -48,25 +53,47 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("hardening-accepts")
-    out = {}
-    for name, body, *_ in pickle_hardening.ACCEPTS:
-        path = folder / f"{name}.pt"
-        path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
-        out[name] = path
-    return out
+#: The files (written by :func:`start_runs`) and torch's descriptions of them (its run, started there).
+STARTED: dict[str, Any] = {}
 
 
-@pytest.fixture(scope="module")
-def by_torch(files: dict[str, Path], needs_torch: None) -> dict[str, Any]:
+def _by_torch(files: dict[str, Path]) -> dict[str, Any]:
     """torch_describe of ``torch.load(weights_only=True)`` for each file, in one subprocess."""
     script = _TORCH.format(conformance=str(CONFORMANCE))
     r = subprocess.run([sys.executable, "-c", script, json.dumps({k: str(v) for k, v in files.items()})],
                        capture_output=True, text=True, timeout=300, cwd=files[next(iter(files))].parent)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def start_runs(selected: list[pytest.Item] | None = None) -> None:
+    """Write the files and start torch's run on them in a thread (conftest.py calls this when collection
+    ends; torch starts in seconds)."""
+    if STARTED:
+        return
+    folder = Path(tempfile.mkdtemp(prefix="torchfmt-hardening-accepts-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    files = {}
+    for name, body, *_ in pickle_hardening.ACCEPTS:
+        path = folder / f"{name}.pt"
+        path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
+        files[name] = path
+    STARTED["files"] = files
+    if importlib.util.find_spec("torch") is not None:
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hardening")
+        STARTED["by_torch"] = pool.submit(_by_torch, files)
+        pool.shutdown(wait=False)
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, Path]:
+    start_runs()
+    return STARTED["files"]
+
+
+@pytest.fixture(scope="module")
+def by_torch(files: dict[str, Path], needs_torch: None) -> dict[str, Any]:
+    return STARTED["by_torch"].result()
 
 
 @pytest.mark.parametrize("name", sorted(SAID))
