@@ -296,6 +296,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None and cases:
         reporter.write_line(tiers_line(suite, cases))
+    if session.config.option.collectonly:  # nothing will be judged
+        return
     suite.prefetch(cases)
     start_self_test_runs(session.items)
 
