@@ -37,6 +37,7 @@ from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
+from . import tensor_entry
 from .globals import Call, canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
 
@@ -72,6 +73,10 @@ _MEMO_TEXT = re.compile(rb"-?[0-9]+")
 #: (spec/canonical.md#canonical-surrogates).
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _FLOAT_WORDS = re.compile(rb"[+-]?(inf|infinity|nan)", re.IGNORECASE)
+
+
+#: BINGET, LONG_BINGET: where :mod:`~torchfmt.pickle.tensor_entry`'s sequence starts.
+_GETS = (0x68, 0x6A)
 
 
 def _stack_needs(op: Opcode) -> tuple[bool, int, int]:
@@ -173,11 +178,17 @@ class Machine:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * self.limits.max_depth + 1_000))
         ran, max_ops = 0, self.limits.max_opcodes
+        fast = tensor_entry.ENABLED
         try:
             while not self.done:
                 self.at = pos = self.pos
                 if pos >= end:
                     raise FormatError(missing_stop, pos, "the pickle ends without STOP")
+                if fast and buf[pos] in _GETS:
+                    taken = tensor_entry.run(self, pos, ran)
+                    if taken:
+                        ran += taken
+                        continue
                 ran += 1
                 if ran > max_ops:
                     raise FormatError("limit-exceeded", pos, f"the pickle runs more than {max_ops} opcodes")

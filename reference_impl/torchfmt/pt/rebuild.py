@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import BY_NAME, DType
-from ..errors import FormatError, Unsupported
+from ..errors import FormatError, Unsupported, quote
 from ..limits import VIEW_ELEMENTS
 from ..model import (
     Global,
@@ -215,9 +215,9 @@ def set_attrs(t: Any, state: Any, ctx: Call) -> Any:
     for part in parts:
         for k, v in (part or {}).items():
             if not isinstance(k, str):
-                raise FormatError("bad-value", ctx.offset, f"attribute name {k!r} is not a str")
+                raise FormatError("bad-value", ctx.offset, f"attribute name {quote(k)} is not a str")
             if k in TENSOR_PROPERTIES and isinstance(t, (Tensor, MetaTensor, SparseTensor)):
-                raise FormatError("bad-value", ctx.offset, f"tensor state sets the tensor's own {k!r}")
+                raise FormatError("bad-value", ctx.offset, f"tensor state sets the tensor's own {quote(k)}")
             if not isinstance(t, (Tensor, MetaTensor)):
                 raise Unsupported(f"python attributes on a {type(t).__name__}")
             t.attrs[k] = v
@@ -368,7 +368,7 @@ def _packed(storage: Storage, offset: int, size: Any, stride: Any, requires_grad
 
 def _qscheme(g: Any, where: int | None) -> str:
     if not (isinstance(g, Global) and g.module == "torch" and g.name in QSCHEMES):
-        raise FormatError("bad-value", where, f"{g!r} is not a torch qscheme")
+        raise FormatError("bad-value", where, f"{quote(g)} is not a torch qscheme")
     return g.name
 
 
@@ -386,7 +386,7 @@ def _channel_values(v: Any, dtype_name: str, where: int | None) -> Tensor:
 def layout_name(g: Any, where: int | None) -> str:
     """The layout a ``torch.<layout>`` global names."""
     if not (isinstance(g, Global) and g.module == "torch" and g.name in LAYOUTS):
-        raise FormatError("bad-value", where, f"{g!r} is not a torch layout")
+        raise FormatError("bad-value", where, f"{quote(g)} is not a torch layout")
     return g.name
 
 
