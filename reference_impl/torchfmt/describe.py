@@ -115,6 +115,8 @@ class _Describer:
 
     # -- pass 2: emit ---------------------------------------------------------------------------
     def storage_id(self, s: Storage) -> str:
+        """The storage's id, its entry written at its first reference (the caller releases its
+        elements, :meth:`Storage.release`, once done with them)."""
         sid = self.storage_ids.get(id(s))
         if sid is None:
             sid = f"s{len(self.storage_ids)}"
@@ -126,7 +128,6 @@ class _Describer:
                 "device": s.device,
                 "sha256": sha256_of_array(s.array()),
             }
-            s.release()
         return sid
 
     def _tick(self) -> None:
@@ -194,7 +195,9 @@ class _Describer:
         if isinstance(v, MetaTensor):
             return self._meta(v)
         if isinstance(v, Storage):
-            return {"type": "storage", "storage": self.storage_id(v)}
+            sid = self.storage_id(v)
+            v.release()
+            return {"type": "storage", "storage": sid}
         if isinstance(v, TorchObject):
             return {"type": "torch_object", "class": v.class_name, "version": v.version,
                     "value": self.emit(v.value)}

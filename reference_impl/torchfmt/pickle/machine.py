@@ -790,8 +790,9 @@ def _weight(v: Any) -> int:
         return len(v) >> 6
     return 0
 
-#: Values that are one node and hold nothing.
-_LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage})
+#: Values that are one node and hold nothing.  A dense :class:`Tensor` holds nothing either
+#: (:func:`~torchfmt.walk.children`) and, shared or not, is measured as its holder's child only.
+_LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage, Tensor})
 _Size = tuple[int, int, int]  # (nodes, depth, text) of an immutable container, shared values as refs
 
 
