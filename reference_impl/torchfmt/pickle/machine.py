@@ -75,8 +75,8 @@ _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _FLOAT_WORDS = re.compile(rb"[+-]?(inf|infinity|nan)", re.IGNORECASE)
 
 
-#: BINGET, LONG_BINGET: where :mod:`~torchfmt.pickle.tensor_entry`'s sequence starts.
-_GETS = (0x68, 0x6A)
+#: BINGET, LONG_BINGET, BINUNICODE: where :mod:`~torchfmt.pickle.tensor_entry`'s sequence may start.
+_FAST_STARTS = (0x68, 0x6A, 0x58)
 
 
 def _stack_needs(op: Opcode) -> tuple[bool, int, int]:
@@ -184,7 +184,7 @@ class Machine:
                 self.at = pos = self.pos
                 if pos >= end:
                     raise FormatError(missing_stop, pos, "the pickle ends without STOP")
-                if fast and buf[pos] in _GETS:
+                if fast and buf[pos] in _FAST_STARTS:
                     taken = tensor_entry.run(self, pos, ran)
                     if taken:
                         ran += taken
@@ -398,7 +398,10 @@ class Machine:
 
     def call_context(self) -> Call:
         """What a handler may know: offset, mode, and how to apply another allowed callable."""
-        return Call(self.at, self.inert, lambda f, a: self.apply(f, a, "REDUCE"))
+        return Call(self.at, self.inert, self._reduce)
+
+    def _reduce(self, func: Any, args: Any) -> Any:
+        return self.apply(func, args, "REDUCE")
 
     def setitems(self, target: Any, items: list[Any]) -> None:
         if not isinstance(target, dict):

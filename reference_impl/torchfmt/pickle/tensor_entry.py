@@ -10,7 +10,8 @@ PUT of its result, torch's pickler (protocol 2) writes, for every tensor after t
     GET OrderedDict  EMPTY_TUPLE  REDUCE PUT  TUPLE PUT  REDUCE PUT
 
 where an int is BININT1, BININT2 or BININT and a tuple of ints is EMPTY_TUPLE, TUPLE1-3 or MARK ...
-TUPLE (each but the empty one followed by a PUT).  :func:`run` recognizes exactly that sequence and does
+TUPLE (each but the empty one followed by a PUT); in a state_dict the entry's key, BINUNICODE PUT, comes
+just before and is taken with it.  :func:`run` recognizes exactly that sequence and does
 what the machine's opcodes would do, in one step: the same memo entries, tuple nesting records, opcode and
 call-work counts, the same ``persistent_load`` call and the same allowlisted handler with the same offsets.
 
@@ -45,6 +46,8 @@ _NEWTRUE, _NEWFALSE = 0x88, 0x89
 _BINUNICODE, _BINPERSID, _REDUCE = 0x58, 0x51, 0x52  # X Q R
 _TUPLE_N = {_TUPLE1: 1, _TUPLE2: 2, _TUPLE3: 3}
 _INTS = (_BININT1, _BININT2, _BININT)
+_PUTS = (_BINPUT, _LONG_BINPUT)
+_GETS = (_BINGET, _LONG_BINGET)
 
 _U16 = struct.Struct("<H")
 _I32 = struct.Struct("<i")
@@ -67,7 +70,8 @@ def _is(v: Any, name: tuple[str, str]) -> bool:
 
 
 def run(m: Machine, pos: int, ran: int) -> int:
-    """Run the tensor sequence at ``pos`` (a GET) if it is one: the number of opcodes it took, else 0 with
+    """Run the tensor sequence at ``pos`` (a GET, or a state_dict key's BINUNICODE PUT before it) if it is
+    one: the number of opcodes it took, else 0 with
     the machine unchanged.  ``ran`` is the number of opcodes run before it."""
     try:
         seq = _read(m, pos)
@@ -93,9 +97,13 @@ def _effects(m: Machine, seq: tuple[Any, ...], entry: Allowed, work: int) -> Non
     stride holds ints, so each nests 1 deep, and the argument tuple 2 unless ``persistent_load`` returned
     a tuple or frozenset."""
     (puts, last_put, end, _, tag, stype, key, key_fresh, location, location_fresh, numel, persid_at, offset,
-     size, stride, requires_grad, hooks_at, reduce_at) = seq
+     size, stride, requires_grad, hooks_at, reduce_at, keyed, dict_key) = seq
     memo, nest, made = m.memo, m.nest, m.made
     i = 0
+    if keyed:
+        memo[puts[0]] = dict_key
+        m.stack.append(dict_key)
+        i = 1
     if key_fresh:
         memo[puts[i]] = key
         i += 1
@@ -224,6 +232,13 @@ def _read(m: Machine, pos: int) -> tuple[Any, ...]:
         raise _Decline
     got: list[int] = []  # memo keys the sequence reads: one it also PUTs declines
     puts: list[int] = []
+    keyed = buf[pos] == _BINUNICODE
+    dict_key = None
+    if keyed:  # a state_dict entry's key first: BINUNICODE PUT, then the GET of the rebuild function
+        after = pos + 5 + _U32.unpack_from(buf, pos + 1)[0]
+        if buf[after] not in _PUTS or buf[after + (2 if buf[after] == _BINPUT else 5)] not in _GETS:
+            raise _Decline
+        dict_key, _, pos = _str(m, pos, got, puts)
     fn, p = _get(buf, pos, memo, got)
     if not _is(fn, REBUILD) or buf[p] != _MARK or buf[p + 1] != _MARK:
         raise _Decline
@@ -263,6 +278,6 @@ def _read(m: Machine, pos: int) -> tuple[Any, ...]:
         raise _Decline
     # GET MARK MARK GET GET <key> <location> <numel> TUPLE PUT BINPERSID <offset> <size> <stride> <bool>
     # GET EMPTY_TUPLE REDUCE PUT TUPLE PUT REDUCE PUT
-    ops = 19 + (1 + key_fresh) + (1 + location_fresh) + size_ops + stride_ops
+    ops = 19 + 2 * keyed + (1 + key_fresh) + (1 + location_fresh) + size_ops + stride_ops
     return (puts, last_put, p, ops, tag, stype, key, key_fresh, location, location_fresh, numel, persid_at,
-            offset, size, stride, code == _NEWTRUE, hooks_at, reduce_at)
+            offset, size, stride, code == _NEWTRUE, hooks_at, reduce_at, keyed, dict_key)

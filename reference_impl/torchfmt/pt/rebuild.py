@@ -85,18 +85,21 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
                where: int | None) -> None:
     """Check a strided view against its storage (spec/tensors.md#tensors-view-bounds)."""
     if len(size) != len(stride):
-        raise FormatError("bad-length", where, f"size {size} and stride {stride} differ in length")
-    if offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise FormatError("bad-length", where, f"negative offset, size or stride {offset}, {size}, {stride}")
-    if offset >= INT64_LIMIT or any(s >= INT64_LIMIT for s in size + stride):
+        raise FormatError("bad-length", where,
+                          f"size {quote(size)} and stride {quote(stride)} differ in length")
+    both = size + stride  # ints (is_ints): min and max compare them in C
+    if offset < 0 or both and min(both) < 0:
+        raise FormatError("bad-length", where,
+                          f"negative offset, size or stride {offset}, {quote(size)}, {quote(stride)}")
+    if offset >= INT64_LIMIT or both and max(both) >= INT64_LIMIT:
         raise FormatError("bad-length", where, "an offset, size or stride does not fit in 64 bits")
     if 0 in size:
         return
     last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
     if last >= storage.numel:
         raise FormatError("out-of-bounds", where,
-                          f"view (offset {offset}, size {size}, stride {stride}) reaches element {last} "
-                          f"of a storage of {storage.numel}")
+                          f"view (offset {offset}, size {quote(size)}, stride {quote(stride)}) reaches "
+                          f"element {last} of a storage of {storage.numel}")
     numel = math.prod(size)
     if numel > max(storage.numel, VIEW_ELEMENTS.value):  # an expand/overlap whose hash would never end
         raise FormatError("limit-exceeded", where, f"a view of {numel} elements over a storage of "

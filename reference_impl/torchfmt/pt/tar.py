@@ -251,7 +251,8 @@ def _read_tensors(buf: memoryview, m: TarMember, header: Machine, objects: dict[
         key, storage_key, _tensor_type = record
         storage = objects.get(storage_key)
         if not isinstance(storage, Storage):
-            raise FormatError("bad-reference", at, f"tensor {key} names unknown storage {storage_key}")
+            raise FormatError("bad-reference", at,
+                              f"tensor {quote(key)} names unknown storage {quote(storage_key)}")
         if pos + 8 > end:
             raise FormatError("truncated", pos, "tensor view reaches past the member")
         ndim = struct.unpack_from("<i", buf, pos)[0]
