@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import FormatError
 from ..windows import FileWindows, MemoryWindows, Record
@@ -44,10 +45,9 @@ MAX_COMMENT = 0xFFFF
 TORCH_RECORDS = frozenset({"data.pkl", "version", "constants.pkl", "model.json"})
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     """One archive member: its name (relative to the root folder), data offset, size (uncompressed),
-    compression method and stored size."""
+    compression method and stored size.  A named tuple: an archive of 20,000 records makes 40,000."""
 
     name: str
     offset: int
