@@ -97,9 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     sl.add_argument("input")
     sl.add_argument("output")
     sl.add_argument("--level", choices=["light", "medium", "heavy"], default="heavy",
-                    help=".t7: dpnn nn.Serial levels (light: weights, biases, running statistics; medium: "
-                         "also gradWeight/gradBias; heavy: every field). .pt: light drops optimizer state "
-                         "and gradients, medium gradients, heavy nothing (default)")
+                    help="dpnn nn.Serial's levels over the roles of spec/inspect.md#inspect-roles (light: "
+                         "weights, biases, running statistics; medium: also optimizer state and gradients; "
+                         "heavy: everything, the default). `torchfmt inspect` shows what each level saves")
     sl.add_argument("--drop", nargs="+", default=[], metavar="KEY",
                     help=".pt: a key (dotted path) or a group: optimizer, grads, ema. .t7: a module field "
                          "to empty")
@@ -109,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
                          "changes the other)")
     sl.add_argument("--force", action="store_true", help="replace an existing output")
     sl.add_argument("--json", action="store_true", help="report as one JSON line")
+    _t7_hints(sl)
     return p
 
 
@@ -122,8 +123,9 @@ def _slim(args: argparse.Namespace) -> int:
     """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
     from .slim import slim
 
+    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies), args.json)
+                                force=args.force, merge=not args.keep_copies, hints=hints), args.json)
 
 
 def _convert(args: argparse.Namespace) -> int:
