@@ -33,7 +33,7 @@ import torchfmt
 from torchfmt.inspect import inspect
 from torchfmt.model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 from torchfmt.roles import LEVELS, MODULE_STATE, is_module
-from torchfmt.slim import slim
+from torchfmt.slim import slim, values
 from torchfmt.t7 import classes
 from torchfmt.t7.encodings import Hints
 
@@ -288,18 +288,7 @@ def _lua_models() -> list[Any]:
 
 
 def _values(objs: list[Any]) -> Iterator[Any]:
-    seen: set[int] = set()
-    stack = list(objs)
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        yield v
-        if isinstance(v, TorchObject):
-            stack.append(v.value)
-        elif isinstance(v, LuaTable):
-            stack.extend(x for kv in v.items for x in kv)
+    return (v for obj in objs for v in values(obj))
 
 
 @pytest.mark.spec("inspect.md#inspect-slim", "slim.md#slim-levels", "slim.md#slim-t7-levels")
