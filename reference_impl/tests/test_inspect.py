@@ -414,3 +414,41 @@ def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -
     rows = bars(report["bytes"])
     assert rows[0][0] == "view  (other)" and rows[0][3] == 4_000_000 - 20
     assert rows[-1][0] == "everything but storage data"
+
+
+@pytest.mark.spec("inspect.md#inspect-plot")
+@pytest.mark.parametrize("suffix", ["svg", "png"])
+def test_treemap(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--treemap lays every byte out as area: each tile's share of the map is its share of the file, tiles
+    sit inside their group; seed 001's one giant output buffer is the labelled tile, the rest listed."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("squarify")
+    from torchfmt.plot import HEIGHT, WIDTH, layout
+
+    path = tmp_path / "model.t7"
+    path.write_bytes(_seed_001_replica(50, 4000, 1375))
+    out = tmp_path / f"map.{suffix}"
+    assert main(["inspect", str(path), "--treemap", str(out)]) == 0
+    capsys.readouterr()
+    data = out.read_bytes()
+    if suffix == "png":
+        assert data.startswith(b"\x89PNG")
+    else:
+        text = data.decode()
+        for label in ("output (activations and buffers)", "too small to label", "weight  (weights)",
+                      "unreachable", "by top-level key"):
+            assert label in text, label
+    report, _, _ = run_json(path, capsys=capsys)
+    b = report["bytes"]
+    for by in ("role", "key"):
+        groups, tiles = layout(b, by)
+        assert sum(x.bytes for x in tiles) == b["file_bytes"] == sum(g.bytes for g in groups)
+        for x in tiles:
+            assert x.dx * x.dy / (WIDTH * HEIGHT) == pytest.approx(x.bytes / b["file_bytes"], rel=1e-9)
+            assert any(g.x - 1e-9 <= x.x and x.x + x.dx <= g.x + g.dx + 1e-9 and g.y - 1e-9 <= x.y
+                       and x.y + x.dy <= g.y + g.dy + 1e-9 for g in groups)
+    groups, tiles = layout(b)
+    big = max(tiles, key=lambda x: x.bytes)
+    assert (big.label, big.role) == ("output", "activations and buffers")
+    assert big.unreachable == (1375 - 50) * 4000 * 4
+    assert [g.label for g in groups][0] == "activations and buffers"

@@ -50,8 +50,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="commands:\n  dump      print the canonical description (JSON) of a .t7 or .pt file\n"
                "  inspect   a report for people: what the file is, its contents, whether\n"
                "            torch.load(weights_only=True) takes it, and where every byte goes\n"
-               "            (--json: stable JSON; --plot FILE: a chart; spec/inspect.md; exit status 1 also\n"
-               "            for a file that is no checkpoint or is truncated)\n"
+               "            (--json: stable JSON; --plot FILE, --treemap FILE: charts; spec/inspect.md;\n"
+               "            exit status 1 also for a file that is no checkpoint or is truncated)\n"
                "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n"
                "  slim      rewrite a .t7 or .pt file keeping only what matters (trimmed storages)\n\n"
                + EXIT_STATUS.format(codes=codes))
@@ -76,7 +76,11 @@ def _parser() -> argparse.ArgumentParser:
                       help="print the report as JSON (spec/inspect.md#inspect-json)")
     insp.add_argument("--depth", type=int, default=3, help="levels of the contents tree to show (default 3)")
     insp.add_argument("--plot", metavar="FILE",
-                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs matplotlib)")
+                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs the extra "
+                           "plot)")
+    insp.add_argument("--treemap", metavar="FILE",
+                      help="also draw where the bytes go as a treemap, by role and field and by top-level "
+                           "key (.svg, .png, .pdf; needs the extra plot: matplotlib and squarify)")
     _t7_hints(insp)
     conv = sub.add_parser("convert", help="write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors")
     conv.add_argument("input")
@@ -272,17 +276,19 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if args.plot and report["bytes"] is not None:
-        try:
-            from .plot import plot
+    for kind, target in (("plot", args.plot), ("treemap", args.treemap)):
+        if target and report["bytes"] is not None:
+            try:
+                from . import plot
 
-            plot(report, args.plot)
-        except ImportError:
-            print("unsupported: plot (install matplotlib: pip install 'torchfmt[plot]')", file=sys.stderr)
-            return 2
-        except (OSError, ValueError) as e:
-            print(f"unsupported: unwritable-plot ({quote(str(e))})", file=sys.stderr)
-            return 2
+                getattr(plot, kind)(report, target)
+            except ImportError:
+                print(f"unsupported: {kind} (install matplotlib and squarify: pip install 'torchfmt[plot]')",
+                      file=sys.stderr)
+                return 2
+            except (OSError, ValueError) as e:
+                print(f"unsupported: unwritable-{kind} ({quote(str(e))})", file=sys.stderr)
+                return 2
     if status:
         e = report["error"]
         where = "" if e["offset"] is None else f" (at byte {e['offset']})"
