@@ -8,9 +8,12 @@ the path (keys from the top-level object down) each was first reached by.  From 
   binary size);
 - its *reachable* bytes are those inside the element span of at least one view (first to last element
   a view can address); the rest are saved but unreachable (spec/inspect.md#inspect-unreachable);
-- storages with the same dtype and identical bytes are *duplicates* (the only payloads read);
+- storages with the same dtype, device and identical bytes are *duplicates* (the only payloads read);
 - a storage's bytes go to one top-level key (where it was first reached) and to one role and field
-  (the most needed role among its views, :mod:`torchfmt.roles`).
+  (the most needed role among its views, :mod:`torchfmt.roles`);
+- per ``slim`` level, the bytes ``slim`` leaves and saves (:func:`slim_level`,
+  spec/inspect.md#inspect-slim): each view carries the lightest level keeping it, from the roles of the
+  entries on its paths.  ``slim`` reports its own figures with :func:`storage_bytes`.
 """
 
 from __future__ import annotations
@@ -336,8 +339,9 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
 
 
 def trimmable(use: StorageUse, kept: list[View]) -> bool:
-    """Whether ``slim`` rewrites the storage to its kept views' span (spec/slim.md#slim-trim): not when
-    it is also a value of its own, holds packed elements, or is viewed as another dtype."""
+    """Whether ``slim`` may rewrite the storage to its kept views' span (spec/slim.md#slim-trim): not when
+    it holds packed elements or is viewed as another dtype (nor, checked by the caller, when it is kept
+    as a value of its own)."""
     s = use.storage
     return s.dtype.per_byte == 1 and all(v.tensor.dtype == s.dtype for v in kept)
 
