@@ -20,7 +20,8 @@ import torchfmt
 from torchfmt.convert import ConvertError
 from torchfmt.model import Tensor, TorchObject
 from torchfmt.roles import MODULE_STATE, is_module
-from torchfmt.slim import slim, t7_emptied, values
+from torchfmt.slim import slim, t7_emptied
+from torchfmt.walk import values
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance")]

@@ -33,9 +33,10 @@ import torchfmt
 from torchfmt.inspect import inspect
 from torchfmt.model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 from torchfmt.roles import LEVELS, MODULE_STATE, is_module
-from torchfmt.slim import slim, values
+from torchfmt.slim import slim
 from torchfmt.t7 import classes
 from torchfmt.t7.encodings import Hints
+from torchfmt.walk import values
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance")]

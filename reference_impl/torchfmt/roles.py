@@ -13,6 +13,8 @@ Where a role applies (:func:`module_field_role`, :func:`key_role`):
 
 - in a ``.t7`` file, a field of an ``nn`` module (:func:`is_module`) by its name, or by its name in a
   class whose name contains a part (dpnn's per-class lists); ``slim`` empties such a field;
+- in a ``.t7`` file, an entry of an ``nngraph.Node``'s ``data`` table by its name (what nngraph's
+  ``gModule:clearState`` sets to nil: the inputs and gradients a node kept); ``slim`` removes it;
 - in a ``.pt`` file, a dict key at any depth matching a role's ``keys`` (or an optimizer's
   ``state_dict``) gives its whole subtree that role; ``slim`` removes such a key;
 - anywhere else a tensor's *field* (:func:`field_name`) names its role for the report only.
@@ -40,6 +42,7 @@ class Role:
     kept_from: str  # the lightest level of LEVELS that keeps it
     fields: frozenset[str] = frozenset()  # field names (a .t7 nn module's fields; a .pt key's last component)
     class_fields: tuple[tuple[str, frozenset[str]], ...] = ()  # nn fields of this role in some classes only
+    node_fields: frozenset[str] = frozenset()  # entries of an nngraph.Node's data table (removed, as nil)
     keys: re.Pattern[str] | None = None  # .pt trainer-checkpoint keys giving their subtree this role
     group: str | None = None  # the `slim --drop GROUP` name removing the keys of this role
     module_state: bool = False  # a Lua nn module's state: what `convert` keeps in a state_dict
@@ -83,7 +86,8 @@ ROLES: tuple[Role, ...] = (
             "centered", "normalized", "outputs", "gradInputs", "gradOutputs", "cell", "cells", "gradCells",
             "indices", "_indices", "_expand", "_repeat", "_sum", "_div", "_norm", "_column", "fullOutput",
             "_viewOutput"),
-         class_fields=(("BatchNormalization", _f("std")),)),
+         class_fields=(("BatchNormalization", _f("std")),),
+         node_fields=_f("input", "gradOutput", "gradOutputBuffer")),  # nngraph's gModule:clearState
 )
 BY_NAME: dict[str, Role] = {r.name: r for r in ROLES}
 RANK: dict[str, int] = {r.name: i for i, r in enumerate(ROLES)}
@@ -116,6 +120,22 @@ def module_field_role(name: Any, class_name: str) -> Role | None:
         if any(part in class_name and name in fields for part, fields in r.class_fields):
             return r
     return _BY_FIELD.get(name)
+
+
+_BY_NODE_FIELD: dict[str, Role] = {f: r for r in ROLES for f in r.node_fields}
+
+
+def node_data(v: Any) -> LuaTable | None:
+    """The ``data`` table of an ``nngraph.Node`` (None when ``v`` is none)."""
+    if isinstance(v, TorchObject) and v.class_name == "nngraph.Node" and isinstance(v.value, LuaTable):
+        data = dict(v.value.items).get("data")
+        return data if isinstance(data, LuaTable) else None
+    return None
+
+
+def node_field_role(name: Any) -> Role | None:
+    """The role of the entry ``name`` of an ``nngraph.Node``'s ``data`` table (None: none)."""
+    return _BY_NODE_FIELD.get(name) if isinstance(name, str) else None
 
 
 def key_role(key: Any, value: Any) -> Role | None:

@@ -36,9 +36,11 @@ from .roles import (
     is_module,
     key_role,
     module_field_role,
+    node_data,
+    node_field_role,
     role_of,
 )
-from .walk import SHAREABLE, children
+from .walk import SHAREABLE, children, values
 
 #: Bytes hashed at once when looking for duplicate storages.
 _CHUNK = 1 << 24
@@ -196,11 +198,14 @@ def roots(doc: Document) -> list[tuple[str, Any]]:
     return out
 
 
-def _unit(doc_t7: bool, parent: Any, label: str, child: Any) -> Role | None:
+def _unit(doc_t7: bool, parent: Any, label: str, child: Any, node_tables: set[int]) -> Role | None:
     """The role the entry ``label`` of ``parent`` gives its subtree, if it is one ``slim`` leaves out as a
-    whole: a field of a ``.t7`` ``nn`` module, a ``.pt`` dict key (spec/inspect.md#inspect-roles)."""
+    whole: a field of a ``.t7`` ``nn`` module or an entry of an ``nngraph.Node``'s data table (their ids
+    in ``node_tables``), a ``.pt`` dict key (spec/inspect.md#inspect-roles)."""
     if doc_t7:
-        return module_field_role(label, parent.class_name) if is_module(parent) else None
+        if is_module(parent):
+            return module_field_role(label, parent.class_name)
+        return node_field_role(label) if id(parent) in node_tables else None
     return key_role(label, child) if isinstance(parent, dict) else None
 
 
@@ -213,11 +218,14 @@ def collect(doc: Document) -> list[StorageUse]:
     views: dict[int, View] = {}
     best: dict[int, int] = {}
     stack: list[tuple[Any, list[str], int, Role | None]] = []
+    # nngraph node data tables, found first: another node's mapindex holds them as keys
+    node_tables = {id(d) for obj in doc.objects for v in values(obj) if (d := node_data(v)) is not None} \
+        if doc_t7 else set()
 
     def push(parent: Any, items: list[tuple[str, Any]], path: list[str], rank: int,
              unit: Role | None) -> None:
         for k, x in reversed(items):
-            r = _unit(doc_t7, parent, k, x) if parent is not None else None
+            r = _unit(doc_t7, parent, k, x, node_tables) if parent is not None else None
             stack.append((x, [*path, k] if k else path, max(rank, r.rank) if r else rank, unit or r))
 
     one = doc.objects[0] if len(doc.objects) == 1 and isinstance(doc.objects[0], CONTAINERS) else None

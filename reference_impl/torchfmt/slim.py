@@ -31,10 +31,10 @@ import numpy as np
 
 from .convert import ConvertError, check_output
 from .model import Document, LuaTable, Storage, Tensor, TorchObject
-from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role
+from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
 from .sizes import span, storage_bytes
 from .t7.encodings import Hints
-from .walk import children
+from .walk import values
 from .writer import write
 from .writer.atomic import atomic_file
 
@@ -105,21 +105,6 @@ class _Progress:
 
 
 # -- the object graph ----------------------------------------------------------------------------
-
-def values(obj: Any) -> Iterator[Any]:
-    """Every value reachable from ``obj``, each once (a tensor's Python attributes included)."""
-    seen: set[int] = set()
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        yield v
-        stack.extend(children(v))
-        if isinstance(v, Tensor):
-            stack.extend(v.attrs.values())
-
 
 def storage_users(obj: Any) -> tuple[dict[int, list[Tensor]], dict[int, Storage], set[int]]:
     """Storage id -> the dense tensors viewing it, id -> storage, and the ids of storages reached
@@ -239,6 +224,13 @@ def t7_emptied(name: Any, class_name: str, level: str, extra: Iterable[str] = ()
     return (role is not None and not kept(role, level)) or name in extra
 
 
+def _node_entry_removed(name: Any, level: str) -> bool:
+    """Whether ``level`` removes the entry ``name`` of an ``nngraph.Node``'s data table (set to nil, as
+    nngraph's ``gModule:clearState`` does)."""
+    role = node_field_role(name)
+    return role is not None and not kept(role, level)
+
+
 def empty_like(v: Any) -> Any:
     """What ``clearState``/``nn.Serial`` leave: a tensor of the same type without dimensions or storage,
     an empty table."""
@@ -253,6 +245,7 @@ def empty_t7(obj: Any, level: str, extra: Iterable[str] = ()) -> list[str]:
     sharing stays sharing.  The names of the emptied fields (``<path>.<field>``)."""
     extra = tuple(extra)
     emptied: dict[int, Any] = {}
+    nodes: set[int] = set()  # nngraph node data tables done (forward and backward nodes share them)
     dropped: list[str] = []
     seen: set[int] = set()
     stack: list[tuple[Any, str]] = [(obj, "")]
@@ -269,6 +262,13 @@ def empty_t7(obj: Any, level: str, extra: Iterable[str] = ()) -> list[str]:
                     items[i] = (k, emptied.setdefault(id(x), empty_like(x)))
                     dropped.append(f"{path}{k}")
             v.value.__dict__.pop("_by_key", None)  # the table's index is stale
+        data = node_data(v)
+        if data is not None and id(data) not in nodes:
+            nodes.add(id(data))
+            kept_items = [(k, x) for k, x in data.items if not _node_entry_removed(k, level)]
+            dropped += [f"{path}data.{k}" for k, x in data.items if _node_entry_removed(k, level)]
+            data.items[:] = kept_items
+            data.__dict__.pop("_by_key", None)
         if isinstance(v, TorchObject):
             stack.append((v.value, path))
         elif isinstance(v, LuaTable):
