@@ -393,6 +393,21 @@ def test_hints_reach_t7(tmp_path: Path) -> None:
     assert status == 0 and report["what"]["long_size"] == 8
 
 
+def _drawn(path: Path, option: str, suffix: str, labels: list[str],
+           capsys: pytest.CaptureFixture[str]) -> None:
+    """``inspect PATH OPTION FILE.suffix`` writes a PNG, or an SVG holding ``labels``."""
+    out = path.with_name(f"drawn.{suffix}")
+    assert main(["inspect", str(path), option, str(out)]) == 0
+    capsys.readouterr()
+    data = out.read_bytes()
+    if suffix == "png":
+        assert data.startswith(b"\x89PNG")
+    else:
+        text = data.decode()
+        for label in labels:
+            assert label in text, label
+
+
 @pytest.mark.spec("inspect.md#inspect-plot")
 @pytest.mark.parametrize("suffix", ["svg", "png"])
 def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -400,15 +415,7 @@ def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -
     pytest.importorskip("matplotlib")
     base = torch.zeros(1_000_000)
     torch.save({"w": torch.ones(10, 10), "view": base[:5]}, tmp_path / "v.pt")
-    out = tmp_path / f"bytes.{suffix}"
-    assert main(["inspect", str(tmp_path / "v.pt"), "--plot", str(out)]) == 0
-    capsys.readouterr()
-    data = out.read_bytes()
-    if suffix == "png":
-        assert data.startswith(b"\x89PNG")
-    else:
-        text = data.decode()
-        assert "<svg" in text and "unreachable" in text
+    _drawn(tmp_path / "v.pt", "--plot", suffix, ["<svg", "unreachable"], capsys)
     report, _, _ = run_json(tmp_path / "v.pt", capsys=capsys)
     from torchfmt.plot import bars
     rows = bars(report["bytes"])
@@ -427,17 +434,8 @@ def test_treemap(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
 
     path = tmp_path / "model.t7"
     path.write_bytes(_seed_001_replica(50, 4000, 1375))
-    out = tmp_path / f"map.{suffix}"
-    assert main(["inspect", str(path), "--treemap", str(out)]) == 0
-    capsys.readouterr()
-    data = out.read_bytes()
-    if suffix == "png":
-        assert data.startswith(b"\x89PNG")
-    else:
-        text = data.decode()
-        for label in ("output (activations and buffers)", "too small to label", "weight  (weights)",
-                      "unreachable", "by top-level key"):
-            assert label in text, label
+    _drawn(path, "--treemap", suffix, ["output (activations and buffers)", "too small to label",
+                                       "weight  (weights)", "unreachable", "by top-level key"], capsys)
     report, _, _ = run_json(path, capsys=capsys)
     b = report["bytes"]
     for by in ("role", "key"):
