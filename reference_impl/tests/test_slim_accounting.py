@@ -114,11 +114,12 @@ def _trainer_file() -> dict[str, Any]:
     return {"model": model.state_dict(), "optimizer": opt.state_dict(), "scheduler": sched.state_dict(),
             "model_ema": {k: v.clone() for k, v in model.state_dict().items()},
             "grads": {n: p.grad.clone() for n, p in model.named_parameters()},
-            "last_batch": batch[:32], "epoch": 3}
+            "last_batch": batch[:32], "epoch": 3,
+            "args": {"clip_grad": 1.0, "ema_decay": 0.999, "requires_grad": True, "optim": "adam"}}
 
 
 #: The top-level keys each level keeps, by the roles of spec/inspect.md#inspect-roles.
-_TRAINER_KEPT = {"light": {"model", "model_ema", "last_batch", "epoch"}}
+_TRAINER_KEPT = {"light": {"model", "model_ema", "last_batch", "epoch", "args"}}
 
 
 def _storage_key(t: Any) -> int:
@@ -181,6 +182,8 @@ def test_pt_slim_saves_what_inspect_attributed(make: Any, level: str, tmp_path: 
     assert source.stat().st_size - out.stat().st_size == lv["saved_bytes"] + (
         before["records"] - after["records"]) + (before["framing"] - after["framing"])
     _check_pt_output(obj, out, level)
+    if "args" in obj:  # settings named like trainer keys are no trainer state
+        assert torch.load(out, weights_only=True)["args"] == obj["args"]
     # inspect's parts against torch's own figures
     if make is _views_file:
         assert lv["dropped_bytes"] == lv["merged_bytes"] == 0

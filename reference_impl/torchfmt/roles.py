@@ -139,10 +139,17 @@ def node_field_role(name: Any) -> Role | None:
 
 
 def key_role(key: Any, value: Any) -> Role | None:
-    """The role a ``.pt`` dict key gives its whole subtree (None: none): a trainer key, or an optimizer's
+    """The role a ``.pt`` dict key gives its whole subtree (None: none): a trainer key whose value is not
+    a plain scalar (``ema_decay: 0.999``, ``clip_grad: 1.0`` are settings), or an optimizer's
     ``state_dict`` (a dict with ``state`` and ``param_groups``) under any key."""
     if isinstance(value, dict) and "state" in value and "param_groups" in value:
         return BY_NAME["optimizer state"]
+    if isinstance(value, (bool, int, float, str, bytes)) or value is None:
+        return None
+    return _key_pattern_role(key)
+
+
+def _key_pattern_role(key: Any) -> Role | None:
     if isinstance(key, str):
         for r in ROLES:
             if r.keys is not None and r.keys.search(key):
@@ -163,7 +170,7 @@ def role_of(path: list[str]) -> Role:
     """The role of a tensor at ``path`` by names alone (keys from the file's top-level object down): a
     trainer key decides for its whole subtree, else the field's name."""
     for key in path:
-        r = key_role(key, None)
+        r = _key_pattern_role(key)
         if r is not None:
             return r
     name = field_name(path)
