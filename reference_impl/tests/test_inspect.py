@@ -434,7 +434,7 @@ def test_treemap(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
 
     path = tmp_path / "model.t7"
     path.write_bytes(_seed_001_replica(50, 4000, 1375))
-    _drawn(path, "--treemap", suffix, ["output (activations and buffers)", "too small to label",
+    _drawn(path, "--treemap", suffix, ["output", "activations and buffers", "too small to label",
                                        "weight  (weights)", "unreachable", "by top-level key"], capsys)
     report, _, _ = run_json(path, capsys=capsys)
     b = report["bytes"]

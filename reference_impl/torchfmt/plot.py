@@ -193,8 +193,7 @@ def treemap(report: dict[str, Any], path: str) -> None:
                 w = t.dx * t.unreachable / t.bytes
                 ax.add_patch(Rectangle((t.x + t.dx - w, t.y), w, t.dy, facecolor="white", alpha=0.45,
                                        hatch="//", edgecolor="black", linewidth=0))
-            role = f" ({t.role})" if t.role and by == "role" else ""
-            lines = [f"{t.label}{role}", f"{human_bytes(t.bytes)}  {100 * t.bytes / total:.1f}%"]
+            lines = [t.label, f"{human_bytes(t.bytes)}  {100 * t.bytes / total:.1f}%"]
             if t.unreachable:
                 lines.append(f"{human_bytes(t.unreachable)} unreachable")
             if not _label(ax, t, lines) and by == "role":
@@ -237,23 +236,27 @@ def treemap(report: dict[str, Any], path: str) -> None:
 
 def _label(ax: Any, t: Tile, lines: list[str], corner: bool = False) -> bool:
     """Write ``lines`` in the tile ``t`` across it when it is wide enough, else along it when it is
-    tall enough (as many lines as fit); ``corner``: one bold line in the lower right corner of a tile
-    wide enough.  Whether anything was written."""
+    tall enough (as many lines as fit), cut at the tile's edges; ``corner``: one bold line in the lower
+    right corner of a tile wide enough.  Whether anything was written."""
+    from matplotlib.patches import Rectangle
+
     kw: dict[str, Any] = {"fontsize": 8, "clip_on": True}
     if corner:
         kw.update(fontsize=9, fontweight="bold")
+    fit = int(t.dx // 3.2)
     if t.dx >= _LABEL_W and t.dy >= _LABEL_H * (2 if corner else 1):
         if corner:
-            ax.text(t.x + t.dx - 1, t.y + 1, lines[0], va="bottom", ha="right", **kw)
+            text = ax.text(t.x + t.dx - 1, t.y + 1, lines[0], va="bottom", ha="right", **kw)
         else:
-            ax.text(t.x + 1, t.y + t.dy - 1, "\n".join(lines), va="top", ha="left", **kw)
-        return True
-    fit = int(t.dx // 3.2)
-    if t.dy >= _LABEL_W and fit and not corner:
-        ax.text(t.x + 0.6, t.y + t.dy - 1, "\n".join(lines[:fit]), va="top", ha="left", rotation=90,
-                **kw)
-        return True
-    return False
+            text = ax.text(t.x + 1, t.y + t.dy - 1, "\n".join(lines), va="top", ha="left", **kw)
+    elif t.dy >= _LABEL_W and fit and not corner:
+        text = ax.text(t.x + 0.6, t.y + t.dy - 1, "\n".join(lines[:fit]), va="top", ha="left",
+                       rotation=90, **kw)
+    else:
+        return False
+    clip = Rectangle((t.x, t.y), t.dx, t.dy, transform=ax.transData)
+    text.set_clip_path(clip)  # a long name is cut at its tile's edge, never drawn over a neighbour
+    return True
 
 
 #: Rows of the list of tiles too small to label, per column (two columns).
