@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,8 @@ import numpy as np
 import pytest
 import torchfmt
 from torchfmt.convert import ConvertError, convert
+from torchfmt.errors import ERROR_CODES
+from torchfmt.model import LuaFunction, LuaTable
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
@@ -180,17 +183,28 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, env=env, timeout=300)
 
 
-@pytest.mark.spec("t7.md#t7-convert")
+#: One refusal line of ``torchfmt convert`` (spec/t7.md#t7-convert-refusals).
+REFUSAL = re.compile(r"unsupported: ([a-z0-9-]+) \((.+)\)\n")
+
+
+def _refused(proc: subprocess.CompletedProcess[str], feature: str) -> str:
+    """The detail of a refusal: exit status 2, nothing on stdout, one stderr line naming ``feature``."""
+    assert (proc.returncode, proc.stdout) == (2, ""), (proc.returncode, proc.stderr)
+    m = REFUSAL.fullmatch(proc.stderr)
+    assert m and m[1] == feature, proc.stderr
+    return m[2]
+
+
+@pytest.mark.spec("t7.md#t7-convert", "t7.md#t7-convert-refusals")
 def test_cli_refuses_to_overwrite(tmp_path: Path) -> None:
     src = _saved({"w": np.ones(2)}, tmp_path / "in.pt")
     before = src.read_bytes()
-    same = _cli(str(src), str(src), "--force")
-    assert same.returncode == 1 and same.stdout == "" and len(same.stderr.splitlines()) == 1
-    assert "input" in same.stderr and src.read_bytes() == before
+    assert "never overwrites its input" in _refused(_cli(str(src), str(src), "--force"), "output-is-input")
+    assert src.read_bytes() == before
     out = tmp_path / "out.pt"
     out.write_bytes(b"keep")
-    refused = _cli(str(src), str(out))
-    assert refused.returncode == 1 and len(refused.stderr.splitlines()) == 1 and out.read_bytes() == b"keep"
+    assert "--force" in _refused(_cli(str(src), str(out)), "existing-output")
+    assert out.read_bytes() == b"keep"
     done = _cli(str(src), str(out), "--force", "--to", "pt-legacy", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -200,9 +214,49 @@ def test_cli_refuses_to_overwrite(tmp_path: Path) -> None:
     assert line.returncode == 0 and len(line.stdout.splitlines()) == 1 and "(t7)" in line.stdout
 
 
+@pytest.mark.spec("t7.md#t7-convert-refusals")
+def test_cli_input_the_reader_rejects_keeps_the_readers_line(tmp_path: Path) -> None:
+    """A malformed input is the reader's own rejection: exit 1, ``<code>: ... (at byte N)``."""
+    src = _saved({"w": np.ones(4)}, tmp_path / "in.pt")
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(src.read_bytes()[:-200])
+    proc = _cli(str(cut), str(tmp_path / "o.pt"))
+    assert (proc.returncode, proc.stdout) == (1, "") and len(proc.stderr.splitlines()) == 1
+    code = proc.stderr.split(":")[0]
+    assert code in ERROR_CODES and re.search(r"\(at byte \d+\)$", proc.stderr.strip()), proc.stderr
+    assert not (tmp_path / "o.pt").exists()
+
+
+@pytest.mark.spec("t7.md#t7-convert-refusals")
+def test_refusals_name_what_the_target_cannot_hold(tmp_path: Path) -> None:
+    """A Lua table used as a key, a Lua function (with its path and the byte its type code is at), a
+    dtype neither the legacy stream nor a .t7 file has a class for: each refused as unsupported with its
+    feature, nothing written."""
+    keyed = tmp_path / "keyed.t7"
+    torchfmt.save(LuaTable([("net", LuaTable([(LuaTable([("a", 1.0)]), "x")]))]), keyed, "t7")
+    detail = _refused(_cli(str(keyed), str(tmp_path / "k.pt")), "t7-table-key")
+    assert detail.startswith("$.net has a table as a key")
+    fn = tmp_path / "fn.t7"
+    func = LuaFunction("recursive", b"\x1bLJ", [])
+    torchfmt.save(LuaTable([("net", LuaTable([("n", 1.0), ("fn", func)]))]), fn, "t7")
+    detail = _refused(_cli(str(fn), str(tmp_path / "f.pt")), "t7-function")
+    m = re.fullmatch(r"\$\.net\.fn is a Lua function: it has no Python value, at byte (\d+)", detail)
+    assert m and int.from_bytes(fn.read_bytes()[int(m[1]):int(m[1]) + 4], "little") == 8, detail
+    wide = _saved({"u": np.arange(3, dtype=np.uint16)}, tmp_path / "wide.pt")
+    legacy = _cli(str(wide), str(tmp_path / "w.pt"), "--to", "pt-legacy")
+    assert "uint16" in _refused(legacy, "pt-legacy-value")
+    assert "uint16" in _refused(_cli(str(wide), str(tmp_path / "w.t7")), "t7-value")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fn.t7", "keyed.t7", "wide.pt"]
+
+
 @needs_corpus
-@pytest.mark.spec("t7.md#t7-convert")
+@pytest.mark.spec("t7.md#t7-convert", "t7.md#t7-convert-refusals")
 def test_cli_refuses_a_function(tmp_path: Path) -> None:
-    proc = _cli(str(CORPUS / "lua-torch" / "func_upvalues.t7"), str(tmp_path / "f.pt"))
-    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "function" in proc.stderr
+    """A Lua function has no Python value: refused with its path and the byte its type code starts at."""
+    source = CORPUS / "lua-torch" / "func_upvalues.t7"
+    detail = _refused(_cli(str(source), str(tmp_path / "f.pt")), "t7-function")
+    m = re.fullmatch(r"(\$\S*) is a Lua function: it has no Python value, at byte (\d+)", detail)
+    assert m, detail
+    offset = int(m[2])
+    assert int.from_bytes(source.read_bytes()[offset:offset + 4], "little") == 8  # type 8: a function
     assert not (tmp_path / "f.pt").exists()

@@ -9,24 +9,30 @@
 - any -> safetensors (the optional ``safetensors`` package): a flat mapping of names to contiguous
   tensors, tied tensors kept once with the aliases noted in ``__metadata__``.
 
-The input is never overwritten, and an existing output only with ``force``.
+The input is never overwritten, and an existing output only with ``force``.  A refused conversion is a
+:class:`ConvertError`, an :class:`~torchfmt.errors.Unsupported` (exit status 2, one line
+``unsupported: <feature> (<why>)``, spec/t7.md#t7-convert-refusals).
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import json
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .errors import Unsupported, quote
 from .model import LuaFunction, LuaTable, MetaTensor, SparseTensor, Storage, Tensor, TorchObject
 from .writer import save
 from .writer.atomic import atomic_file
+from .writer.pickler import PicklingError
 from .writer.reduce import torch_view
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
@@ -35,8 +41,55 @@ STATE_FIELDS = ("weight", "bias", "running_mean", "running_var", "running_std")
 _EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
 
 
-class ConvertError(ValueError):
-    """A conversion refused: the output exists, a value has no form in the target, ..."""
+#: What ``convert`` and ``slim`` refuse: the closed set of ``<feature>`` words of their refusal line
+#: ``unsupported: <feature> (<why>)`` (spec/t7.md#t7-convert-refusals; the spec's table is generated from
+#: this mapping).  Words of conformance/features.yaml where one fits.
+REFUSALS: dict[str, str] = {
+    "t7-function": "a Lua function (type 8): no Python value holds it",
+    "t7-legacy-function": "a Lua function of type 6 or 7: no Python value holds it",
+    "t7-table-key": "a Lua table or torch object used as a table key: no Python dict holds it",
+    "multi-object": "a .t7 stream of several top-level objects: the output holds one",
+    "torchscript-archive": "slim: a TorchScript archive is a program, not a checkpoint",
+    "pt-zip-value": "a value the pt-zip writer has no pickle form for",
+    "pt-legacy-value": "a value the legacy stream cannot hold (a dtype with no typed storage class, ...)",
+    "t7-value": "a value Lua Torch has no form for (a dtype without a Lua class, a lazy view, ...)",
+    "safetensors-non-tensor": "a value that is not a tensor, without --metadata (the first ten named)",
+    "safetensors-dtype": "a tensor safetensors has no form for (quantized; a lazy conjugate, negative view)",
+    "safetensors-package": "the optional safetensors package is not installed",
+    "existing-output": "the output exists and --force was not given",
+    "output-is-input": "the output is the input (refused even with --force)",
+    "unwritable-path": "the output cannot be written (the operating system's reason)",
+    "target-format": "an output format that is not one of pt-zip, pt-legacy, t7, safetensors",
+    "drop-key": "slim --drop names a key the checkpoint does not have",
+    "slim-level": "slim --level is not light, medium or heavy",
+}
+
+#: Characters of a value's path (``$.modules[3].fn``) a refusal shows at most, its end kept.
+PATH_CHARS = 120
+
+
+class ConvertError(Unsupported):
+    """A conversion refused (spec/t7.md#t7-convert-refusals): ``feature`` (one of :data:`REFUSALS`) says
+    what is not done, ``detail`` why, in one short line (file data quoted by
+    :func:`~torchfmt.errors.quote`), ``offset`` the byte of the input it concerns when known."""
+
+    def __init__(self, feature: str, detail: str, offset: int | None = None) -> None:
+        if feature not in REFUSALS:
+            raise ValueError(f"unknown refusal {feature!r}")
+        self.detail = " ".join(detail.split())
+        self.offset = offset
+        super().__init__(feature)
+
+    def line(self) -> str:
+        """``unsupported: <feature> (<detail>[, at byte N])``."""
+        where = "" if self.offset is None else f", at byte {self.offset}"
+        return f"unsupported: {self.feature} ({self.detail}{where})"
+
+
+def shown_path(path: str) -> str:
+    """A value's path, ASCII-escaped and cut to its last :data:`PATH_CHARS` characters."""
+    path = ascii(path)[1:-1]
+    return path if len(path) <= PATH_CHARS else "..." + path[-PATH_CHARS:]
 
 
 @dataclass
@@ -67,7 +120,7 @@ def target_of(path: str, to: str | None) -> str:
     """The target format: ``to``, else from the output's extension (``pt-zip`` by default)."""
     if to is not None:
         if to not in TARGETS:
-            raise ConvertError(f"--to {to!r} is not one of {', '.join(TARGETS)}")
+            raise ConvertError("target-format", f"--to {quote(to)} is not one of {', '.join(TARGETS)}")
         return to
     return _EXTENSIONS.get(os.path.splitext(path)[1].lower(), "pt-zip")
 
@@ -165,7 +218,8 @@ class LuaToPython:
         if isinstance(v, float) and v.is_integer() and not (v == 0 and math.copysign(1, v) < 0):
             return int(v)
         if isinstance(v, LuaFunction):
-            raise ConvertError(f"{path} is a Lua function: it has no Python value")
+            raise ConvertError("t7-function" if v.kind == "recursive" else "t7-legacy-function",
+                               f"{shown_path(path)} is a Lua function: it has no Python value", v.offset)
         if is_module(v):
             out: Any = self.state_dict(v)
         elif isinstance(v, TorchObject):
@@ -184,8 +238,9 @@ class LuaToPython:
             for k, x in v.items:
                 key = self.value(k, f"{path} key")
                 if isinstance(key, (dict, list)):
-                    raise ConvertError(f"{path} has a table as a key: no Python dict can hold it")
-                out[key] = self.value(x, f"{path}[{k!r}]")
+                    raise ConvertError("t7-table-key", f"{shown_path(path)} has a table as a key: no Python "
+                                                       "dict can hold it")
+                out[key] = self.value(x, _item_path(path, k))
             return out
         else:
             return v
@@ -213,20 +268,20 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
             for i, x in enumerate(v):
                 walk(x, f"{name}.{i}" if name else str(i))
         elif isinstance(v, (SparseTensor, MetaTensor)):
-            refused.append(f"{name or '$'} ({type(v).__name__})")
+            refused.append(f"{quote(name or '$')} ({type(v).__name__})")
         elif metadata:
             try:
                 other[name or "$"] = json.dumps(v)
             except TypeError:
-                refused.append(f"{name or '$'} ({type(v).__name__})")
+                refused.append(f"{quote(name or '$')} ({type(v).__name__})")
         else:
-            refused.append(f"{name or '$'} ({type(v).__name__})")
+            refused.append(f"{quote(name or '$')} ({type(v).__name__})")
 
     walk(obj, "")
     if refused:
-        raise ConvertError("safetensors holds tensors only; not tensors: " + ", ".join(refused[:20]) +
-                           (f" and {len(refused) - 20} more" if len(refused) > 20 else "") +
-                           " (--metadata keeps plain values in __metadata__)")
+        raise ConvertError("safetensors-non-tensor", f"safetensors holds tensors only; {len(refused)} values "
+                           "are not: " + ", ".join(refused[:10]) + (", ..." if len(refused) > 10 else "") +
+                           "; --metadata keeps plain values in __metadata__")
     return tensors, other
 
 
@@ -234,15 +289,16 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
     try:
         from safetensors.numpy import save as st_save
     except ImportError:
-        raise ConvertError("the safetensors package is not installed (pip install 'torchfmt[safetensors]')") \
-            from None
+        raise ConvertError("safetensors-package", "the safetensors package is not installed (pip install "
+                                                  "'torchfmt[safetensors]')") from None
     tensors, meta = flat_tensors(obj, metadata)
     arrays: dict[str, np.ndarray] = {}
     kept: dict[int, str] = {}
     for name, t in tensors.items():
         if t.conj or t.neg or t.dtype.quantized:
-            raise ConvertError(f"{name}: a {t.dtype.name} tensor{' view' if t.conj or t.neg else ''} has no "
-                               "safetensors form")
+            view = " view" if t.conj or t.neg else ""
+            raise ConvertError("safetensors-dtype",
+                               f"{quote(name)}: a {t.dtype.name} tensor{view} has no safetensors form")
         if id(t) in kept:  # tied: the same tensor under two names
             report.aliases[name] = kept[id(t)]
             continue
@@ -255,7 +311,8 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
     try:
         data = st_save(arrays, metadata=meta or None)
     except (ValueError, TypeError, KeyError) as e:  # a dtype safetensors' numpy side has no name for
-        raise ConvertError(f"safetensors cannot hold these tensors: {e}") from None
+        raise ConvertError("safetensors-dtype",
+                           f"safetensors cannot hold these tensors: {quote(str(e), 120)}") from None
     with atomic_file(path) as f:
         f.write(data)
 
@@ -282,9 +339,10 @@ def check_output(source: str, output: str, force: bool, command: str) -> None:
     """Refuse to write over the input, ever, and over an existing output unless ``force``."""
     if os.path.exists(output):
         if os.path.exists(source) and os.path.samefile(source, output):
-            raise ConvertError(f"the output is the input: {command} never overwrites its input")
+            raise ConvertError("output-is-input", f"the output is the input: {command} never overwrites its "
+                                                  "input")
         if not force:
-            raise ConvertError(f"{output} exists (--force replaces it)")
+            raise ConvertError("existing-output", f"{quote(output, 120)} exists (--force replaces it)")
 
 
 def convert(source: str, output: str, to: str | None = None, *, force: bool = False,
@@ -296,7 +354,7 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
     check_output(source, output, force, "convert")
     doc = open_document(source)
     if len(doc.objects) != 1:
-        raise ConvertError(f"the stream holds {len(doc.objects)} objects; convert writes one")
+        raise ConvertError("multi-object", f"the stream holds {len(doc.objects)} objects; convert writes one")
     obj = doc.objects[0]
     report = Report(source, output, doc.format, target)
     if doc.format.startswith("t7") and target != "t7":
@@ -304,9 +362,31 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
         report.state_dict = is_module(obj)
         obj = lua.value(obj)
         report.left_out = lua.left_out
-    if target == "safetensors":
-        write_safetensors(obj, output, metadata, report)
-        return report
-    save(obj, output, target)
+    with writing(output, target):
+        if target == "safetensors":
+            write_safetensors(obj, output, metadata, report)
+            return report
+        save(obj, output, target)
     report.tensors = count_tensors(obj)
     return report
+
+
+@contextlib.contextmanager
+def writing(output: str, target: str) -> Iterator[None]:
+    """Refusals of the writer, and a destination it cannot write, as :class:`ConvertError`."""
+    try:
+        yield
+    except PicklingError as e:  # a value the target format has no form for
+        raise ConvertError(f"{target}-value", quote(str(e), 200)) from None
+    except OSError as e:
+        why = quote(e.strerror or type(e).__name__)
+        raise ConvertError("unwritable-path", f"{why}: {quote(output, 120)}") from None
+
+
+def _item_path(path: str, key: Any) -> str:
+    """The path of a table's item: ``.name`` for a short identifier, else the key quoted in brackets."""
+    if isinstance(key, str) and key.isidentifier() and len(key) <= 40:
+        return f"{path}.{key}"
+    if isinstance(key, float) and key.is_integer():
+        return f"{path}[{int(key)}]"
+    return f"{path}[{quote(key)}]"
