@@ -13,7 +13,6 @@ Hypothesis writes random trees and views and has torch read them back.
 from __future__ import annotations
 
 import collections
-import importlib
 import json
 import math
 import os
@@ -30,16 +29,12 @@ import pytest
 import torchfmt
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from torch113 import describe_many, features, needs_torch113, unrepresentable
 from torchfmt import save
 from torchfmt.describe import describe_document
 from torchfmt.model import (
     Document,
-    Global,
     LuaTable,
-    MetaTensor,
-    OpaqueObject,
-    QuantizedTensor,
-    SparseTensor,
     Storage,
     Tensor,
     TorchObject,
@@ -61,22 +56,6 @@ except ImportError:  # the torch parts need torch 2.13 (CI installs it)
     td = None
 
 needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed")
-TORCH113 = "/usr/bin/python3"
-
-
-def _has_torch113() -> bool:
-    try:
-        proc = subprocess.run([TORCH113, "-c", "import torch; print(torch.__version__)"], capture_output=True,
-                              text=True, timeout=120, env=_clean_env())
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and proc.stdout.startswith("1.13")
-
-
-def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-
-
 #: Every .pt accept case: committed, and of the corpus tier (PyTorch 0.2-1.10 files, read in place).
 PT_CASES = [c for c in committed_cases() + corpus_cases()
             if c.category == "accept" and c.format in ("pt-zip", "pt-legacy")]
@@ -181,103 +160,8 @@ def _data_offsets(path: Path) -> list[int]:
 
 # -- .pt: torch 1.13 ------------------------------------------------------------------------------
 
-_DESCRIBE_MANY = textwrap.dedent("""
-    import json, sys
-    sys.path[:0] = [sys.argv[1]]
-    import torch_describe as td
-    for line in sys.stdin:
-        path = line.strip()
-        try:
-            loaded = td.torch_load(path, True)
-            out = td.describe(loaded.obj, "pt", locations=loaded.locations)
-        except Exception as e:
-            out = {"error": type(e).__name__ + ": " + td.last_line(e)}
-        print(json.dumps(out), flush=True)
-""")
-
-
-def _features(obj: Any) -> dict[tuple[str, ...], Any]:
-    """What a written object needs of a reader beyond strings, ints and containers, each feature with
-    one example: each dense dtype, lazy conjugate and negative views, Parameters, tensor attributes,
-    each sparse layout, each quantized dtype and scheme, meta tensors, floats, bytes, complex numbers,
-    sets, huge ints, each class and global."""
-    out: dict[tuple[str, ...], Any] = {}
-    seen: set[int] = set()
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        if isinstance(v, QuantizedTensor):
-            out.setdefault(("quantized_tensor", v.dtype.name, v.qscheme), v)
-        elif isinstance(v, Tensor):
-            out.setdefault(("tensor", v.dtype.name), v)
-            for flag, name in ((v.conj, "conj-view"), (v.neg, "neg-view"), (v.parameter, "parameter"),
-                               (bool(v.attrs), "tensor-attributes")):
-                if flag:
-                    out.setdefault((name,), v)
-        elif isinstance(v, SparseTensor):
-            out.setdefault(("sparse_tensor", v.layout), v)
-            stack.append(v.values)
-        elif isinstance(v, MetaTensor):
-            out.setdefault(("meta_tensor", v.dtype.name), v)
-        elif isinstance(v, OpaqueObject):
-            out.setdefault(("object", v.class_name), v)
-        elif isinstance(v, Global):
-            out.setdefault(("global", f"{v.module}.{v.name}"), v)
-        elif isinstance(v, (float, bytes, complex, set, frozenset)):
-            out.setdefault((type(v).__name__,), v)
-        elif type(v) is int and v.bit_length() >= 8 * 255:
-            out.setdefault(("int of more than 255 bytes",), v)
-        if isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-            stack.extend(getattr(v, "__dict__", {}).values())
-        elif isinstance(v, (list, tuple, set, frozenset)):
-            stack.extend(v)
-    return out
-
-
-def _probe(feature: tuple[str, ...], example: Any) -> Any:
-    """The smallest object with ``feature`` and nothing else of note, for torch 2.13 to save."""
-    kind = feature[0]
-    if kind == "tensor":
-        return torch.empty(2, dtype=getattr(torch, feature[1]))
-    if kind == "conj-view":
-        return torch.zeros(2, dtype=torch.complex64).conj()
-    if kind == "neg-view":
-        return torch.zeros(2, dtype=torch.complex64).conj().imag
-    if kind == "parameter":
-        return torch.nn.Parameter(torch.zeros(2))
-    if kind == "tensor-attributes":
-        t = torch.zeros(2)
-        t.label = "weights"
-        return t
-    if kind == "sparse_tensor":
-        block = (1, 1) if feature[1] in ("sparse_bsr", "sparse_bsc") else None
-        return torch.eye(2).to_sparse(layout=getattr(torch, feature[1]), blocksize=block)
-    if kind == "quantized_tensor":
-        dtype, scheme = getattr(torch, feature[1]), feature[2]
-        if scheme == "per_tensor_affine":
-            return torch.quantize_per_tensor(torch.zeros(2), 0.5, 0, dtype)
-        scales = torch.tensor([0.5, 0.25], dtype=torch.float64)
-        zeros = torch.zeros(2) if scheme.endswith("float_qparams") else torch.zeros(2, dtype=torch.int64)
-        return torch.quantize_per_channel(torch.zeros(2, 2), scales, zeros, 0, dtype)
-    if kind == "meta_tensor":
-        return torch.empty(2, dtype=getattr(torch, feature[1]), device="meta")
-    if kind in ("object", "global"):
-        module, _, name = feature[1].rpartition(".")
-        found = getattr(importlib.import_module(module), name)
-        if kind == "global":
-            return found
-        return found(*example.args)
-    return example  # a float, bytes, a complex number, a set, a huge int: the value itself
-
-
 @needs_torch
-@pytest.mark.skipif(not _has_torch113() and not os.environ.get("TORCHFMT_REQUIRE_ADAPTERS"),
-                    reason="no Debian python3-torch 1.13 (conformance/adapters/torch113/setup)")
+@needs_torch113
 @pytest.mark.spec("pt-zip.md#pt-zip-write", "pt-legacy.md#pt-legacy-write")
 def test_torch113_reads_written_files_as_torch213_reads_the_originals(tmp_path: Path) -> None:
     """Every written file whose features torch 1.13 can represent loads in 1.13 with the description
@@ -287,7 +171,6 @@ def test_torch113_reads_written_files_as_torch213_reads_the_originals(tmp_path: 
     ``weights_only=True`` excludes the files that hold it, 1.13's error being the reason.  An excluded
     file that 1.13 loads all the same must still describe as the original.  Under
     ``TORCHFMT_REQUIRE_ADAPTERS`` (CI, after conformance/adapters/torch113/setup) it never skips."""
-    assert _has_torch113(), f"{TORCH113} has no torch 1.13 (conformance/adapters/torch113/setup)"
     written: list[tuple[str, dict[str, Any], set[tuple[str, ...]], Path]] = []
     examples: dict[tuple[str, ...], Any] = {}
     for n, case in enumerate(PT_CASES):
@@ -296,7 +179,7 @@ def test_torch113_reads_written_files_as_torch213_reads_the_originals(tmp_path: 
         except Exception:
             continue  # torch 2.13 refuses the original: no truth to compare with
         obj = torchfmt.load(case.path)
-        needs = _features(obj)
+        needs = features(obj)
         for feature, example in needs.items():
             examples.setdefault(feature, example)
         for fmt in PT_FORMATS:
@@ -306,19 +189,11 @@ def test_torch113_reads_written_files_as_torch213_reads_the_originals(tmp_path: 
             except PicklingError:
                 continue
             written.append((f"{case.id} -> {fmt}", truth, set(needs), out))
-    features = sorted(examples)
-    probes = [tmp_path / f"probe-{k}.pt" for k in range(len(features))]
-    for feature, probe in zip(features, probes, strict=True):
-        torch.save(_probe(feature, examples[feature]), probe)
-    listing = "".join(f"{p}\n" for p in [*probes, *(out for *_, out in written)])
-    proc = subprocess.run([TORCH113, "-c", _DESCRIBE_MANY, str(ROOT / "conformance" / "generators")],
-                          input=listing, capture_output=True, text=True, env=_clean_env(), timeout=3000)
-    lines = [json.loads(x) for x in proc.stdout.splitlines()]
-    assert len(lines) == len(probes) + len(written), proc.stderr[-2000:]
-    unknown = {f: d["error"] for f, d in zip(features, lines, strict=False) if "error" in d}
+    unknown = unrepresentable(examples, tmp_path)
     same, loaded_anyway, failures = 0, 0, []
     excluded: collections.Counter[tuple[str, ...]] = collections.Counter()
-    for (what, truth, needs, _), desc in zip(written, lines[len(probes):], strict=True):
+    described = describe_many([out for *_, out in written])
+    for (what, truth, needs, _), desc in zip(written, described, strict=True):
         missing = sorted(needs & set(unknown))
         diffs = compare(truth, desc) if "error" not in desc else [desc["error"]]
         if missing:
@@ -332,12 +207,12 @@ def test_torch113_reads_written_files_as_torch213_reads_the_originals(tmp_path: 
         else:
             same += 1
     print(f"\ntorch 1.13: {same} of {len(written)} written files read as torch 2.13 reads the originals; "
-          f"{len(written) - same} hold a feature of the {len(unknown)} (of {len(features)}) torch 1.13 "
+          f"{len(written) - same} hold a feature of the {len(unknown)} (of {len(examples)}) torch 1.13 "
           f"does not load from torch 2.13 either ({loaded_anyway} loaded all the same):")
     for feature, count in sorted(excluded.items()):
         print(f"  {' '.join(feature)}: {count} files; 1.13: {unknown[feature][:90]}")
     assert failures == [], "\n".join(failures)
-    assert same > 300 and len(unknown) < len(features)
+    assert same > 300 and len(unknown) < len(examples)
 
 
 # -- .t7 ------------------------------------------------------------------------------------------

@@ -91,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep an nn model's training buffers (gradWeight, output, ...)")
     conv.add_argument("--metadata", action="store_true",
                       help="safetensors: keep non-tensor values as JSON in __metadata__ instead of refusing")
+    conv.add_argument("--inert", action="store_true",
+                      help="read a whole pickled model (torch.save(model)) without running it and write its "
+                           "state_dict")
     sl = sub.add_parser("slim", help="rewrite a .t7 or .pt file keeping only what matters",
                         description="Rewrite IN as OUT in IN's variant (a 0.1.x tar .pt as pt-zip): each "
                                     "storage trimmed to what its tensors use (views kept), identical "
@@ -134,7 +137,8 @@ def _convert(args: argparse.Namespace) -> int:
     from .convert import convert
 
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
-                                   keep_buffers=args.keep_buffers, metadata=args.metadata), args.json)
+                                   keep_buffers=args.keep_buffers, metadata=args.metadata,
+                                   inert=args.inert), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:

@@ -5,7 +5,8 @@
   ``forwardnodes`` order), CUDA tensors become CPU tensors, and training buffers (``gradWeight``,
   ``output``, ...) are left out unless asked.  Any other Lua value becomes its natural Python value;
   a function has none and is refused.
-- ``.pt`` -> ``.pt``: the object as :func:`torchfmt.load` reads it, written in the other layout.
+- ``.pt`` -> ``.pt``: the object as :func:`torchfmt.load` reads it, written in the other layout; with
+  ``inert`` a whole pickled ``nn.Module`` (``torch.save(model)``, a 0.1.x tar file) becomes its state_dict.
 - any -> safetensors (the optional ``safetensors`` package): a flat mapping of names to contiguous
   tensors, tied tensors kept once with the aliases noted in ``__metadata__``.
 
@@ -29,7 +30,17 @@ from typing import Any
 import numpy as np
 
 from .errors import Unsupported, quote
-from .model import LuaFunction, LuaTable, MetaTensor, SparseTensor, Storage, Tensor, TorchObject
+from .model import (
+    Global,
+    LuaFunction,
+    LuaTable,
+    MetaTensor,
+    OpaqueObject,
+    SparseTensor,
+    Storage,
+    Tensor,
+    TorchObject,
+)
 from .writer import save
 from .writer.atomic import atomic_file
 from .writer.pickler import PicklingError
@@ -60,6 +71,7 @@ REFUSALS: dict[str, str] = {
     "output-is-input": "the output is the input (refused even with --force)",
     "unwritable-path": "the output cannot be written (the operating system's reason)",
     "target-format": "an output format that is not one of pt-zip, pt-legacy, t7, safetensors",
+    "pickled-object": "--inert: a pickled object that is no nn.Module, or a global outside the allowlist",
     "drop-key": "slim --drop names a key the checkpoint does not have",
     "slim-level": "slim --level is not light, medium or heavy",
 }
@@ -249,6 +261,89 @@ class LuaToPython:
         return out
 
 
+# -- whole pickled PyTorch modules (read with --inert) ---------------------------------------------
+
+def is_pickled_module(v: Any) -> bool:
+    """A ``torch.nn.Module`` pickled whole (``torch.save(model)``), read inert: an opaque object whose
+    state holds the module's ``_parameters``, ``_buffers`` and ``_modules``."""
+    return isinstance(v, OpaqueObject) and isinstance(v.state, dict) and \
+        all(isinstance(v.state.get(k), dict) for k in ("_parameters", "_buffers", "_modules"))
+
+
+def _allowed(class_name: str) -> bool:
+    from .pickle.globals import lookup
+    from .pickle.machine import DEFAULT_SCOPES
+
+    module, _, name = class_name.rpartition(".")
+    return lookup(module, name, DEFAULT_SCOPES) is not None
+
+
+class PickledModules:
+    """Maps what an inert reading returns to values ``torch.load(weights_only=True)`` loads: a whole
+    pickled ``nn.Module`` becomes the state_dict ``module.state_dict()`` gives (parameters, then
+    persistent buffers, then each child under ``<name>.``; tensors detached: no Parameter, no
+    requires_grad); any other object outside the allowlist is refused (spec/t7.md#t7-convert-pickled-module)."""
+
+    def __init__(self) -> None:
+        self.done: dict[int, Any] = {}
+        self.modules = 0
+
+    def value(self, v: Any, path: str = "$") -> Any:
+        if id(v) in self.done:
+            return self.done[id(v)]
+        if is_pickled_module(v):
+            out: Any = collections.OrderedDict()
+            self._module(v, "", out, set())
+            self.modules += 1
+        elif isinstance(v, OpaqueObject) and not _allowed(v.class_name):
+            raise ConvertError("pickled-object", f"{shown_path(path)} is a pickled {quote(v.class_name)} "
+                                                 "object, no nn.Module: loading it would run its class")
+        elif isinstance(v, Global) and not _allowed(f"{v.module}.{v.name}"):
+            name = quote(f"{v.module}.{v.name}")
+            raise ConvertError("pickled-object", f"{shown_path(path)} is the global {name}: loading it "
+                                                 "would import it")
+        elif type(v) in (dict, collections.OrderedDict):
+            out = type(v)()
+            self.done[id(v)] = out
+            if isinstance(out, collections.OrderedDict):  # its attributes (a state_dict's _metadata)
+                out.__dict__.update(v.__dict__)
+            for k, x in v.items():
+                out[k] = self.value(x, _item_path(path, k))
+            return out
+        elif type(v) is list:
+            out = []
+            self.done[id(v)] = out
+            out.extend(self.value(x, f"{path}[{i}]") for i, x in enumerate(v))
+            return out
+        elif type(v) is tuple:
+            out = tuple(self.value(x, f"{path}[{i}]") for i, x in enumerate(v))
+        else:
+            return v
+        self.done[id(v)] = out
+        return out
+
+    def _module(self, module: OpaqueObject, prefix: str, out: dict[str, Any], seen: set[int]) -> None:
+        if id(module) in seen:  # a module reached twice keeps its first names, as in PyTorch
+            return
+        seen.add(id(module))
+        state = module.state
+        transient = state.get("_non_persistent_buffers_set") or ()
+        tensors = [*state["_parameters"].items(),
+                   *((k, t) for k, t in state["_buffers"].items() if k not in transient)]
+        for name, t in tensors:
+            if t is not None:
+                out[prefix + str(name)] = self._detached(t)
+        for name, child in state["_modules"].items():
+            if is_pickled_module(child):
+                self._module(child, f"{prefix}{name}.", out, seen)
+
+    def _detached(self, t: Any) -> Any:
+        if id(t) not in self.done:
+            self.done[id(t)] = dataclasses.replace(t, requires_grad=False, parameter=False) \
+                if isinstance(t, Tensor) else t
+        return self.done[id(t)]
+
+
 # -- safetensors ---------------------------------------------------------------------------------
 
 def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str, str]]:
@@ -320,19 +415,24 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
 # -- the command ---------------------------------------------------------------------------------
 
 def count_tensors(obj: Any) -> int:
-    seen: set[int] = set()
+    """The tensors reachable from ``obj``, each counted once (containers may nest in cycles)."""
+    tensors: set[int] = set()
+    visited: set[int] = set()
     stack = [obj]
     while stack:
         v = stack.pop()
         if isinstance(v, (Tensor, SparseTensor, MetaTensor)):
-            seen.add(id(v))
-        elif isinstance(v, dict):
+            tensors.add(id(v))
+        elif id(v) in visited:
+            continue
+        visited.add(id(v))
+        if isinstance(v, dict):
             stack.extend(v.values())
         elif isinstance(v, (list, tuple)):
             stack.extend(v)
         elif isinstance(v, LuaTable):
             stack.extend(x for _, x in v.items)
-    return len(seen)
+    return len(tensors)
 
 
 def check_output(source: str, output: str, force: bool, command: str) -> None:
@@ -346,13 +446,14 @@ def check_output(source: str, output: str, force: bool, command: str) -> None:
 
 
 def convert(source: str, output: str, to: str | None = None, *, force: bool = False,
-            keep_buffers: bool = False, metadata: bool = False) -> Report:
-    """Convert the file ``source`` to ``output`` (see the module docstring)."""
+            keep_buffers: bool = False, metadata: bool = False, inert: bool = False) -> Report:
+    """Convert the file ``source`` to ``output`` (see the module docstring); ``inert`` reads a whole
+    pickled ``nn.Module`` and writes its state_dict (:class:`PickledModules`)."""
     from . import open_document
 
     target = target_of(output, to)
     check_output(source, output, force, "convert")
-    doc = open_document(source)
+    doc = open_document(source, inert=inert)
     if len(doc.objects) != 1:
         raise ConvertError("multi-object", f"the stream holds {len(doc.objects)} objects; convert writes one")
     obj = doc.objects[0]
@@ -362,6 +463,10 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
         report.state_dict = is_module(obj)
         obj = lua.value(obj)
         report.left_out = lua.left_out
+    elif inert:
+        modules = PickledModules()
+        obj = modules.value(obj)
+        report.state_dict = modules.modules > 0
     with writing(output, target):
         if target == "safetensors":
             write_safetensors(obj, output, metadata, report)
