@@ -282,7 +282,8 @@ class PickledModules:
     """Maps what an inert reading returns to values ``torch.load(weights_only=True)`` loads: a whole
     pickled ``nn.Module`` becomes the state_dict ``module.state_dict()`` gives (parameters, then
     persistent buffers, then each child under ``<name>.``; tensors detached: no Parameter, no
-    requires_grad); any other object outside the allowlist is refused (spec/t7.md#t7-convert-pickled-module)."""
+    requires_grad); any other object outside the allowlist is refused
+    (spec/t7.md#t7-convert-pickled-module)."""
 
     def __init__(self) -> None:
         self.done: dict[int, Any] = {}
