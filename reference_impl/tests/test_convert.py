@@ -22,13 +22,13 @@ import numpy as np
 import pytest
 import torchfmt
 from torch113 import describe_many, features, needs_torch113, unrepresentable
-from torchfmt.convert import ConvertError, convert
+from torchfmt.convert import STATE_FIELDS, ConvertError, convert
 from torchfmt.errors import ERROR_CODES
 from torchfmt.model import LuaFunction, LuaTable
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
-from harness.cases import committed_cases, corpus_root  # noqa: E402
+from harness.cases import committed_cases, corpus_cases, corpus_root  # noqa: E402
 from harness.compare import compare  # noqa: E402
 
 try:
@@ -92,6 +92,119 @@ def test_lua_model_becomes_a_state_dict_torch_loads(name: str, tmp_path: Path) -
         digest = _sha256(t)
         assert digest in lua, f"{key}: no tensor of the Lua model has these values"
         assert list(t.shape) == lua[digest], key
+
+
+class LuaDescription:
+    """PyTorch's names for an nn model, found by walking real Lua Torch's description of it (the
+    corpus' expected file), apart from our reader: ``(name, tensor description)`` in state_dict order."""
+
+    MODULE_PACKAGES = ("nn", "cudnn", "cunn", "nngraph", "rnn", "dpnn")
+
+    def __init__(self, expected: dict[str, Any]) -> None:
+        self.ids: dict[str, Any] = {}
+        stack: list[Any] = [expected["objects"]]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, dict):
+                if "id" in v and v.get("type") != "ref":
+                    self.ids[v["id"]] = v
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+
+    def at(self, v: Any) -> Any:
+        return self.ids[v["id"]] if isinstance(v, dict) and v.get("type") == "ref" else v
+
+    def fields(self, obj: dict[str, Any]) -> dict[Any, Any]:
+        table = self.at(obj["value"])
+        return {k.get("value"): self.at(x) for k, x in table["items"]} if table["type"] == "table" else {}
+
+    def array(self, table: Any) -> list[Any]:
+        items = sorted((float(k["value"]), self.at(x)) for k, x in table["items"] if k["type"] == "float")
+        return [x for _, x in items] if [k for k, _ in items] == list(range(1, len(items) + 1)) else []
+
+    def is_module(self, v: Any) -> bool:
+        return isinstance(v, dict) and v.get("type") == "torch_object" and v["class"] != "nngraph.Node" \
+            and v["class"].split(".")[0] in self.MODULE_PACKAGES and self.at(v["value"])["type"] == "table"
+
+    def children(self, module: dict[str, Any]) -> list[Any]:
+        fields = self.fields(module)
+        if module["class"] == "nn.gModule" and "forwardnodes" in fields:
+            kids: list[Any] = []
+            for node in self.array(fields["forwardnodes"]):
+                data = self.fields(node).get("data")
+                mod = {k.get("value"): self.at(x) for k, x in data["items"]}.get("module") if data else None
+                if self.is_module(mod) and all(mod is not k for k in kids):
+                    kids.append(mod)
+            return kids
+        if "modules" in fields:
+            return [m for m in self.array(fields["modules"]) if self.is_module(m)]
+        return [fields["module"]] if self.is_module(fields.get("module")) else []
+
+    def names(self, module: dict[str, Any], prefix: str = "", seen: set[int] | None = None
+              ) -> list[tuple[str, Any]]:
+        seen = set() if seen is None else seen
+        if id(module) in seen:
+            return []
+        seen.add(id(module))
+        fields = self.fields(module)
+        out = [(prefix + f, fields[f]) for f in STATE_FIELDS if isinstance(fields.get(f), dict)
+               and fields[f].get("type") == "tensor"]
+        for i, child in enumerate(self.children(module)):
+            out += self.names(child, f"{prefix}{i}.", seen)
+        return out
+
+
+def _corpus_lua_models() -> list[Path]:
+    """Every corpus .t7 file real Lua Torch read as one nn module."""
+    out = []
+    for path in sorted(CORPUS.glob("*/*.t7")) if CORPUS.is_dir() else []:
+        expected = json.loads(Path(f"{path}.expected.json").read_text())
+        objects = expected.get("objects", [])
+        if len(objects) == 1 and LuaDescription(expected).is_module(objects[0]):
+            out.append(path)
+    return out
+
+
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert")
+def test_every_corpus_lua_model_gets_pytorchs_names(tmp_path: Path) -> None:
+    """Each corpus file real Lua Torch reads as one nn model converts to a state_dict torch 2.13 loads with
+    ``weights_only=True`` whose names, in order, are the ones PyTorch's nn rule gives when applied to
+    Lua Torch's own description of the model (container indexes from 0, nested; a gModule's modules in
+    forwardnodes order), each name holding that description's tensor (dtype, shape, values)."""
+    models = _corpus_lua_models()
+    names = 0
+    for n, source in enumerate(models):
+        expected = json.loads(Path(f"{source}.expected.json").read_text())
+        lua = LuaDescription(expected)
+        want = lua.names(expected["objects"][0])
+        out = tmp_path / f"{n}.pt"
+        hints = next((c.hints for c in corpus_cases() if c.path == source), None) or {}
+        env = {f"TORCHFMT_T7_{k.upper()}": str(v) for k, v in hints.items()}
+        proc = _cli(str(source), str(out), "--json", env=env)
+        assert proc.returncode == 0, (source.name, proc.stderr)
+        state = torch.load(out, weights_only=True)
+        assert list(state) == [name for name, _ in want], source.name
+        for (name, desc), t in zip(want, state.values(), strict=True):
+            assert str(t.dtype).removeprefix("torch.") == desc["dtype"], (source.name, name)
+            assert (list(t.shape), _sha256(t)) == (desc["shape"], desc["sha256"]), (source.name, name)
+        names += len(want)
+    print(f"\n{len(models)} corpus Lua nn models, {names} tensors named as PyTorch's nn names them")
+    assert len(models) >= 15 and names >= 100
+
+
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert")
+def test_values_a_torch_class_reads_as_a_list_convert_too(tmp_path: Path) -> None:
+    """tds.Vec reads as a list: its items become Python values too, a shared tds.Hash stays one dict."""
+    out = tmp_path / "tds.pt"
+    convert(str(CORPUS / "lua-torch" / "tds_hash_vec.t7"), str(out))
+    obj = torch.load(out, weights_only=True)
+    assert obj["v"][:2] == [123, "s"] and obj["v"][2] is obj["h"]
+    assert obj["h"]["key"] == "value" and obj["h"][1] == 2 and obj["h"][2.5].tolist() == [1.0, 2.0]
 
 
 @needs_corpus
@@ -319,8 +432,8 @@ def _saved(obj: Any, path: Path) -> Path:
     return path
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **(env or {})}
     return subprocess.run([sys.executable, "-m", "torchfmt", "convert", *args], capture_output=True,
                           text=True, env=env, timeout=300)
 

@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--inert", action="store_true",
                       help="read a whole pickled model (torch.save(model)) without running it and write its "
                            "state_dict")
+    _t7_hints(conv)
     sl = sub.add_parser("slim", help="rewrite a .t7 or .pt file keeping only what matters",
                         description="Rewrite IN as OUT in IN's variant (a 0.1.x tar .pt as pt-zip): each "
                                     "storage trimmed to what its tensors use (views kept), identical "
@@ -136,9 +137,10 @@ def _convert(args: argparse.Namespace) -> int:
     the reader rejects) or 2 (a refused conversion, an unsupported feature) otherwise."""
     from .convert import convert
 
+    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
                                    keep_buffers=args.keep_buffers, metadata=args.metadata,
-                                   inert=args.inert), args.json)
+                                   inert=args.inert, hints=hints), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:

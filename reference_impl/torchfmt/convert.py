@@ -41,6 +41,7 @@ from .model import (
     Tensor,
     TorchObject,
 )
+from .t7.encodings import Hints
 from .writer import save
 from .writer.atomic import atomic_file
 from .writer.pickler import PicklingError
@@ -194,7 +195,10 @@ class LuaToPython:
             return
         seen.add(id(module))
         fields = _fields(module)
-        for name, value in fields.items():
+        rank = {name: i for i, name in enumerate(STATE_FIELDS)}  # PyTorch's order: weight, bias, buffers
+        ordered = sorted(fields.items(), key=lambda kv: rank.get(kv[0], len(rank)) if isinstance(kv[0], str)
+                         else len(rank))
+        for name, value in ordered:
             if not isinstance(name, str) or not isinstance(value, Tensor):
                 continue
             if name in STATE_FIELDS or self.keep_buffers:
@@ -223,7 +227,7 @@ class LuaToPython:
 
     def value(self, v: Any, path: str = "$") -> Any:
         """The natural Python value of a Lua value (an nn module: its state_dict)."""
-        if isinstance(v, (LuaTable, TorchObject)) and id(v) in self.done:
+        if isinstance(v, (LuaTable, TorchObject, list)) and id(v) in self.done:
             return self.done[id(v)]
         if isinstance(v, Tensor):
             return self.tensor(v)
@@ -238,6 +242,11 @@ class LuaToPython:
             out = self.value(v.value, f"{path}<{v.class_name}>")
         elif isinstance(v, Storage):
             out = dataclasses.replace(v, device="cpu") if v.device != "cpu" else v
+        elif isinstance(v, list):  # a torch class's read() may give a list (tds.Vec)
+            out = []
+            self.done[id(v)] = out
+            out.extend(self.value(x, f"{path}[{i + 1}]") for i, x in enumerate(v))
+            return out
         elif isinstance(v, LuaTable):
             seq = _sequence(v)
             if seq or not v.items:
@@ -447,14 +456,16 @@ def check_output(source: str, output: str, force: bool, command: str) -> None:
 
 
 def convert(source: str, output: str, to: str | None = None, *, force: bool = False,
-            keep_buffers: bool = False, metadata: bool = False, inert: bool = False) -> Report:
+            keep_buffers: bool = False, metadata: bool = False, inert: bool = False,
+            hints: Hints | None = None) -> Report:
     """Convert the file ``source`` to ``output`` (see the module docstring); ``inert`` reads a whole
-    pickled ``nn.Module`` and writes its state_dict (:class:`PickledModules`)."""
+    pickled ``nn.Module`` and writes its state_dict (:class:`PickledModules`); ``hints`` are a ``.t7``
+    file's encoding hints, as for ``torchfmt dump``."""
     from . import open_document
 
     target = target_of(output, to)
     check_output(source, output, force, "convert")
-    doc = open_document(source, inert=inert)
+    doc = open_document(source, hints, inert=inert)
     if len(doc.objects) != 1:
         raise ConvertError("multi-object", f"the stream holds {len(doc.objects)} objects; convert writes one")
     obj = doc.objects[0]
