@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import torchfmt
 from torch113 import describe_many, features, needs_torch113, unrepresentable
-from torchfmt.convert import STATE_FIELDS, ConvertError, convert
+from torchfmt.convert import ConvertError, convert
 from torchfmt.errors import ERROR_CODES
 from torchfmt.model import LuaFunction, LuaTable
 
@@ -94,6 +94,11 @@ def test_lua_model_becomes_a_state_dict_torch_loads(name: str, tmp_path: Path) -
         assert list(t.shape) == lua[digest], key
 
 
+#: A Lua nn module's state as PyTorch's modules register it (Linear, Conv*, BatchNorm*): parameters,
+#: then buffers.
+PYTORCH_STATE = ("weight", "bias", "running_mean", "running_var", "running_std", "num_batches_tracked")
+
+
 class LuaDescription:
     """PyTorch's names for an nn model, found by walking real Lua Torch's description of it (the
     corpus' expected file), apart from our reader: ``(name, tensor description)`` in state_dict order."""
@@ -148,7 +153,7 @@ class LuaDescription:
             return []
         seen.add(id(module))
         fields = self.fields(module)
-        out = [(prefix + f, fields[f]) for f in STATE_FIELDS if isinstance(fields.get(f), dict)
+        out = [(prefix + f, fields[f]) for f in PYTORCH_STATE if isinstance(fields.get(f), dict)
                and fields[f].get("type") == "tensor"]
         for i, child in enumerate(self.children(module)):
             out += self.names(child, f"{prefix}{i}.", seen)

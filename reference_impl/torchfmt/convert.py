@@ -41,6 +41,7 @@ from .model import (
     Tensor,
     TorchObject,
 )
+from .roles import MODULE_STATE, RANK, is_module, module_field_role
 from .t7.encodings import Hints
 from .writer import save
 from .writer.atomic import atomic_file
@@ -48,8 +49,6 @@ from .writer.pickler import PicklingError
 from .writer.reduce import torch_view
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
-#: Tensor fields of an nn module that are its state (PyTorch's parameters and buffers).
-STATE_FIELDS = ("weight", "bias", "running_mean", "running_var", "running_std")
 _EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
 
 
@@ -140,13 +139,6 @@ def target_of(path: str, to: str | None) -> str:
 
 # -- Lua values -> Python ------------------------------------------------------------------------
 
-def is_module(v: Any) -> bool:
-    """An ``nn`` module: a torch object of an ``nn.``/``cudnn.``/``nngraph`` module class with fields."""
-    return isinstance(v, TorchObject) and isinstance(v.value, LuaTable) and \
-        v.class_name.split(".")[0] in ("nn", "cudnn", "cunn", "nngraph", "rnn", "dpnn") and \
-        v.class_name != "nngraph.Node"
-
-
 def _fields(obj: TorchObject) -> dict[Any, Any]:
     return dict(obj.value.items)
 
@@ -160,6 +152,15 @@ def _sequence(table: Any) -> list[Any]:
     if all(isinstance(k, float) and k.is_integer() and 1 <= k <= n for k in by_key):
         return [by_key[float(i)] for i in range(1, n + 1)]
     return []
+
+
+def _state_order(module: TorchObject, name: Any) -> tuple[int, bool]:
+    """Where a module's field goes in its state_dict, as PyTorch registers them: the weights role before
+    the running statistics (spec/inspect.md#inspect-roles), a bias after its weight; file order else."""
+    role = module_field_role(name, module.class_name)
+    if role is None or not role.module_state:
+        return (len(RANK), False)
+    return (RANK[role.name], name.endswith("bias"))
 
 
 class LuaToPython:
@@ -195,14 +196,12 @@ class LuaToPython:
             return
         seen.add(id(module))
         fields = _fields(module)
-        rank = {name: i for i, name in enumerate(STATE_FIELDS)}  # PyTorch's order: weight, bias, buffers
-        ordered = sorted(fields.items(), key=lambda kv: rank.get(kv[0], len(rank)) if isinstance(kv[0], str)
-                         else len(rank))
+        ordered = sorted(fields.items(), key=lambda kv: _state_order(module, kv[0]))
         for name, value in ordered:
             if not isinstance(name, str) or not isinstance(value, Tensor):
                 continue
-            if name in STATE_FIELDS or self.keep_buffers:
-                if value.lua and not value.shape and name not in STATE_FIELDS:
+            if name in MODULE_STATE or self.keep_buffers:
+                if value.lua and not value.shape and name not in MODULE_STATE:
                     continue  # an empty Lua buffer
                 out[prefix + name] = self.tensor(value)
             else:
