@@ -11,6 +11,7 @@ import collections
 import io
 import math
 import mmap
+import os
 import struct
 import warnings
 import zipfile
@@ -20,7 +21,8 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from torchfmt import open_document, read_bytes
+import torchfmt
+from torchfmt import open_document, read_bytes, windows
 from torchfmt.errors import FormatError
 from torchfmt.model import Global, OpaqueObject, QuantizedTensor, SparseTensor, Storage, Tensor
 from torchfmt.windows import Record
@@ -202,25 +204,47 @@ def test_untyped_storage_v3_retypes_once() -> None:
     assert a.storage is b.storage and (a.storage.dtype.name, a.storage.numel) == ("uint16", 3)
 
 
-def test_storages_are_records_mapped_one_at_a_time(tmp_path: Path) -> None:
-    """A storage is its record, mapped (alone) when its bytes are asked for and forgotten on release, so
-    that a file larger than the address space is read record by record."""
+def test_storages_are_records_mapped_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the address space has no room for the whole file, a storage is its record, mapped (alone) when
+    its bytes are asked for and forgotten on release, so that a file larger than the address space is read
+    record by record; a small record is read instead (a map would cost more than its pages)."""
+    monkeypatch.setattr(windows, "whole_map_fits", lambda size: False)
+    n = 100_000
     path = tmp_path / "m.pt"
-    torch.save({"w": torch.arange(1000.0), "v": torch.ones(3)}, path)
+    torch.save({"w": torch.arange(float(n)), "v": torch.ones(3)}, path)
     doc = open_document(path)
     storage = doc.objects[0]["w"].storage
     raw = path.read_bytes()
-    offset = raw.index(np.arange(1000.0, dtype=np.float32).tobytes())
+    offset = raw.index(np.arange(float(n), dtype=np.float32).tobytes())
     assert offset % 64 == 0  # torch aligns records
     assert isinstance(storage.buffer, Record)
-    assert (storage.buffer.offset, len(storage.buffer)) == (offset, 4000)
+    assert (storage.buffer.offset, len(storage.buffer)) == (offset, 4 * n)
+    assert 4 * n > Record.READ_BELOW
     view = storage.buffer.view()
     assert isinstance(view.obj, mmap.mmap) and len(view.obj) < len(raw)  # only this record's pages
     first = storage.array()
     assert np.shares_memory(first, storage.array())  # zero-copy, kept until released
-    assert first.tolist() == list(range(1000))
+    assert first.tolist() == list(range(n))
     storage.release()
-    assert storage.data is None and storage.array().tolist() == list(range(1000))
+    assert storage.data is None and storage.array().tolist() == list(range(n))
+    small = doc.objects[0]["v"].storage
+    assert isinstance(small.buffer, Record) and len(small.buffer) <= Record.READ_BELOW
+    assert isinstance(small.buffer.view().obj, bytes) and small.array().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_records_share_one_map_of_the_file(tmp_path: Path) -> None:
+    """With room in the address space, every large record is a view of one map of the whole file: a model
+    of thousands of tensors, all touched at once, holds one file descriptor, not one per map."""
+    n, count = 20_000, 1_500  # 80 KB records, above Record.READ_BELOW
+    path = tmp_path / "many.pt"
+    torch.save({f"w{i}": torch.full((n,), float(i)) for i in range(count)}, path)
+    fds = len(os.listdir("/proc/self/fd"))
+    arrays = torchfmt.load_file(path)
+    assert len(os.listdir("/proc/self/fd")) - fds <= 2
+    assert all(a[0] == i and a[-1] == i for i, a in enumerate(arrays.values()))
+    views = [t.storage.buffer.view() for t in torchfmt.load(path).values()]
+    assert {id(v.obj) for v in views} == {id(views[0].obj)} and isinstance(views[0].obj, mmap.mmap)
+    assert len(views[0].obj) == path.stat().st_size
 
 
 def test_any_root_name(tmp_path: Path) -> None:

@@ -28,7 +28,9 @@ EXIT_STATUS = """exit status:
   0  read: the output is the description
   1  malformed, unsafe or ambiguous: one stderr line '<code>: <message at byte offset>', <code> one of
 {codes}
-  2  not supported: one stderr line 'unsupported: <feature>' (also a path that cannot be read)
+  2  not supported: one stderr line 'unsupported: <feature>' (also a path that cannot be read, and
+     every conversion convert or slim refuses: 'unsupported: <feature> (<why>)',
+     spec/t7.md#t7-convert-refusals)
 no other exit status, ever (spec/canonical.md#canonical-reader-cli)"""
 
 
@@ -64,8 +66,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="commands:\n  dump      print the canonical description (JSON) of a .t7 or .pt file\n"
                "  inspect   a report for people: what the file is, its contents, whether\n"
                "            torch.load(weights_only=True) takes it, and where every byte goes\n"
-               "            (--json: stable JSON; --plot FILE: a chart; spec/inspect.md; exit status 1 also\n"
-               "            for a file that is no checkpoint or is truncated)\n"
+               "            (--json: stable JSON; --plot FILE, --treemap FILE: charts; spec/inspect.md;\n"
+               "            exit status 1 also for a file that is no checkpoint or is truncated)\n"
                "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n"
                "  slim      rewrite a .t7 or .pt file keeping only what matters (trimmed storages)\n\n"
                + EXIT_STATUS.format(codes=codes))
@@ -90,7 +92,11 @@ def _parser() -> argparse.ArgumentParser:
                       help="print the report as JSON (spec/inspect.md#inspect-json)")
     insp.add_argument("--depth", type=int, default=3, help="levels of the contents tree to show (default 3)")
     insp.add_argument("--plot", metavar="FILE",
-                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs matplotlib)")
+                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs the extra "
+                           "plot)")
+    insp.add_argument("--treemap", metavar="FILE",
+                      help="also draw where the bytes go as a treemap, by role and field and by top-level "
+                           "key (.svg, .png, .pdf; needs the extra plot: matplotlib and squarify)")
     _t7_hints(insp)
     conv = sub.add_parser("convert", help="write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors")
     conv.add_argument("input")
@@ -103,6 +109,10 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep an nn model's training buffers (gradWeight, output, ...)")
     conv.add_argument("--metadata", action="store_true",
                       help="safetensors: keep non-tensor values as JSON in __metadata__ instead of refusing")
+    conv.add_argument("--inert", action="store_true",
+                      help="read a whole pickled model (torch.save(model)) without running it and write its "
+                           "state_dict")
+    _t7_hints(conv)
     sl = sub.add_parser("slim", help="rewrite a .t7 or .pt file keeping only what matters",
                         description="Rewrite IN as OUT in IN's variant (a 0.1.x tar .pt as pt-zip): each "
                                     "storage trimmed to what its tensors use (views kept), identical "
@@ -111,9 +121,9 @@ def _parser() -> argparse.ArgumentParser:
     sl.add_argument("input")
     sl.add_argument("output")
     sl.add_argument("--level", choices=["light", "medium", "heavy"], default="heavy",
-                    help=".t7: dpnn nn.Serial levels (light: weights, biases, running statistics; medium: "
-                         "also gradWeight/gradBias; heavy: every field). .pt: light drops optimizer state "
-                         "and gradients, medium gradients, heavy nothing (default)")
+                    help="dpnn nn.Serial's levels over the roles of spec/inspect.md#inspect-roles (light: "
+                         "weights, biases, running statistics; medium: also optimizer state and gradients; "
+                         "heavy: everything, the default). `torchfmt inspect` shows what each level saves")
     sl.add_argument("--drop", nargs="+", default=[], metavar="KEY",
                     help=".pt: a key (dotted path) or a group: optimizer, grads, ema. .t7: a module field "
                          "to empty")
@@ -123,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
                          "changes the other)")
     sl.add_argument("--force", action="store_true", help="replace an existing output")
     sl.add_argument("--json", action="store_true", help="report as one JSON line")
+    _t7_hints(sl)
     return p
 
 
@@ -136,22 +147,27 @@ def _slim(args: argparse.Namespace) -> int:
     """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
     from .slim import slim
 
+    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies), args.json)
+                                force=args.force, merge=not args.keep_copies, hints=hints), args.json)
 
 
 def _convert(args: argparse.Namespace) -> int:
-    """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (a refused
-    conversion or a bad input) or 2 (an unsupported feature) otherwise."""
+    """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (an input
+    the reader rejects) or 2 (a refused conversion, an unsupported feature) otherwise."""
     from .convert import convert
 
+    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
-                                   keep_buffers=args.keep_buffers, metadata=args.metadata), args.json)
+                                   keep_buffers=args.keep_buffers, metadata=args.metadata,
+                                   inert=args.inert, hints=hints), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:
-    """Run a command that writes a file and returns a report; print it, or one stderr line on failure."""
-    from .convert import ConvertError
+    """Run a command that writes a file and returns a report; print it, or one stderr line on failure:
+    exit status 1 with ``<code>: <message> (at byte N)`` for an input the reader rejects, 2 with
+    ``unsupported: <feature> (<why>)`` for what it declines and for every refused conversion
+    (:class:`~torchfmt.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
     from .writer.pickler import PicklingError
 
     try:
@@ -160,13 +176,23 @@ def _report(run: Callable[[], Any], as_json: bool) -> int:
         print(e.line(), file=sys.stderr)
         return 1
     except Unsupported as e:
-        print(e.line(), file=sys.stderr)
+        print(" ".join(e.line().split()), file=sys.stderr)
         return 2
-    except (ConvertError, PicklingError) as e:
-        print(f"refused: {' '.join(str(e).split())}", file=sys.stderr)
+    except PicklingError as e:  # a value the output format has no form for
+        print(f"unsupported: unwritable-value ({quote(str(e), 200)})", file=sys.stderr)
+        return 2
+    except (MemoryError, RecursionError) as e:
+        print(f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did not "
+              "stop it first: a reader bug)", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)})", file=sys.stderr)
+        what = f": {quote(e.filename)}" if isinstance(e.filename, str) else ""
+        why = quote(e.strerror or type(e).__name__)
+        print(f"unsupported: unreadable-path ({why}{what})", file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug of ours: one line all the same (spec/canonical.md#canonical-reader-cli)
+        what = quote(e.args[0]) if e.args else ""
+        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a torchfmt bug)", file=sys.stderr)
         return 2
     print(json.dumps(report.json()) if as_json else report.line())
     return 0
@@ -284,17 +310,19 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if args.plot and report["bytes"] is not None:
-        try:
-            from .plot import plot
+    for kind, target in (("plot", args.plot), ("treemap", args.treemap)):
+        if target and report["bytes"] is not None:
+            try:
+                from . import plot
 
-            plot(report, args.plot)
-        except ImportError:
-            print("unsupported: plot (install matplotlib: pip install 'torchfmt[plot]')", file=sys.stderr)
-            return 2
-        except (OSError, ValueError) as e:
-            print(f"unsupported: unwritable-plot ({quote(str(e))})", file=sys.stderr)
-            return 2
+                getattr(plot, kind)(report, target)
+            except ImportError:
+                print(f"unsupported: {kind} (install matplotlib and squarify: pip install 'torchfmt[plot]')",
+                      file=sys.stderr)
+                return 2
+            except (OSError, ValueError) as e:
+                print(f"unsupported: unwritable-{kind} ({quote(str(e))})", file=sys.stderr)
+                return 2
     if status:
         e = report["error"]
         where = "" if e["offset"] is None else f" (at byte {e['offset']})"

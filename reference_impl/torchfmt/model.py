@@ -96,6 +96,11 @@ class Tensor:
             return base[self.storage_offset:self.storage_offset + packed]
         item = base.itemsize
         dims = [(n, s) for n, s in zip(self.shape, self.stride, strict=True) if n != 1]
+        if not (self.conj or self.neg) and _row_major(dims):  # a slice: cheaper than as_strided
+            count = math.prod(n for n, _ in dims)
+            view = base[self.storage_offset:self.storage_offset + count].reshape([n for n, _ in dims])
+            view.flags.writeable = False
+            return view
         # numpy's as_strided cannot rebuild ml_dtypes' float8 types: stride their bits, then view back
         bits = base.view(f"u{item}") if base.dtype.type.__module__.startswith("ml_dtypes") else base
         view = np.lib.stride_tricks.as_strided(
@@ -125,6 +130,16 @@ class Tensor:
     def __repr__(self) -> str:
         return _tensor_repr(type(self).__name__, self.dtype, self.shape, lambda: self.numpy(),
                             self.device, self.requires_grad)
+
+
+def _row_major(dims: list[tuple[int, int]]) -> bool:
+    """Whether (size, stride) pairs lay their elements out one after another, last dimension fastest."""
+    step = 1
+    for n, s in reversed(dims):
+        if s != step:
+            return False
+        step *= n
+    return True
 
 
 #: Values a tensor's ``repr`` shows.
@@ -225,6 +240,8 @@ class LuaFunction:
     kind: str  # "function" (type 6), "legacy_recursive" (7), "recursive" (8)
     bytecode: bytes
     upvalues: list[Any]
+    #: The file offset of its type code, where the reader knows it (for messages that refuse it).
+    offset: int | None = None
 
 
 @dataclass(eq=False)

@@ -1,7 +1,10 @@
 """A file read through bounded windows, so that a 2 GiB address space reads a checkpoint larger than
 that (spec/canonical.md#canonical-node-budget): the zip reader asks for small slices (headers, the central
-directory, metadata and pickle records), which are read, and for storage records, which are mapped one
-at a time when their bytes are hashed or converted and unmapped afterwards.
+directory, metadata and pickle records), which are read, and for storage records.  A storage record is
+a view of one map of the whole file when the process's address space has room for it several times
+over; otherwise it is mapped alone when its bytes are hashed or converted and unmapped afterwards.  One
+map for the whole file also keeps the open files to one: each map holds a file descriptor of its own, and
+a model of thousands of tensors mapped one by one would run out of them.  Small records are read.
 
 :class:`MemoryWindows` gives bytes already in memory the same interface.
 """
@@ -10,7 +13,17 @@ from __future__ import annotations
 
 import mmap
 import os
+import resource
 from typing import IO, Any
+
+#: The whole file is mapped once when it takes at most this share of the address-space limit.
+WHOLE_MAP_SHARE = 4
+
+
+def whole_map_fits(size: int) -> bool:
+    """Whether a map of ``size`` bytes leaves the address space (``RLIMIT_AS``) room enough."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return soft == resource.RLIM_INFINITY or size * WHOLE_MAP_SHARE <= soft
 
 
 class FileWindows:
@@ -20,6 +33,19 @@ class FileWindows:
         self.file = file  # kept open while a record may still be mapped
         self.fd = file.fileno()
         self.size = os.fstat(self.fd).st_size
+        self._whole: mmap.mmap | None = None
+        self._whole_tried = False
+
+    def whole(self) -> mmap.mmap | None:
+        """The map of the whole file, made at the first record that asks for it, if it fits."""
+        if not self._whole_tried:
+            self._whole_tried = True
+            if self.size and whole_map_fits(self.size):
+                try:
+                    self._whole = mmap.mmap(self.fd, 0, access=mmap.ACCESS_READ)
+                except (OSError, ValueError):  # no room after all: records are mapped one at a time
+                    self._whole = None
+        return self._whole
 
     def __len__(self) -> int:
         return self.size
@@ -52,10 +78,20 @@ class Record:
     def __len__(self) -> int:
         return self.size
 
+    #: Records up to this size are read rather than mapped: a map and its unmap cost more than reading
+    #: a few pages, and a state_dict of 20,000 small tensors would make 20,000 maps (issue 12).
+    READ_BELOW = 1 << 16
+
     def view(self) -> memoryview:
-        """A read-only map of just this record (from the allocation boundary before it)."""
+        """The record's bytes, read-only: a slice of the whole file's map, or a map of just this record
+        (from the allocation boundary before it); a small record's bytes, read."""
         if self.size == 0:
             return memoryview(b"")
+        if self.size <= self.READ_BELOW:
+            return memoryview(self.source[self.offset:self.offset + self.size])
+        whole = self.source.whole()
+        if whole is not None:
+            return memoryview(whole)[self.offset:self.offset + self.size]
         start = self.offset - self.offset % mmap.ALLOCATIONGRANULARITY
         mm = mmap.mmap(self.source.fd, self.offset + self.size - start, offset=start, access=mmap.ACCESS_READ)
         return memoryview(mm)[self.offset - start:]
