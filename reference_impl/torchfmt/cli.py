@@ -18,7 +18,6 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TextIO
 
 from . import describe
@@ -36,10 +35,25 @@ no other exit status, ever (spec/canonical.md#canonical-reader-cli)"""
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # a fifth of the command's start: on demand
+
     try:
         return version("torchfmt")
     except PackageNotFoundError:  # run from a source tree without an install
         return "unknown (not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, as argparse's own action prints it, with the version looked up only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"torchfmt {_version()}")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n"
                "  slim      rewrite a .t7 or .pt file keeping only what matters (trimmed storages)\n\n"
                + EXIT_STATUS.format(codes=codes))
-    p.add_argument("--version", action="version", version=f"torchfmt {_version()}")
+    p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     dump = sub.add_parser("dump", help="print the canonical description of a .t7 or .pt file",
                           formatter_class=argparse.RawDescriptionHelpFormatter,
