@@ -96,6 +96,20 @@ class Tensor:
             return base[self.storage_offset:self.storage_offset + packed]
         item = base.itemsize
         dims = [(n, s) for n, s in zip(self.shape, self.stride, strict=True) if n != 1]
+        if not (self.conj or self.neg):
+            # row-major and dense: a slice of the storage, which is cheaper than a strided view
+            expected = 1
+            for n, s in reversed(dims):
+                if s != expected:
+                    break
+                expected *= n
+            else:
+                start = self.storage_offset
+                flat = base[start:start + expected]
+                if len(flat) == expected:
+                    dense = flat.reshape([n for n, _ in dims])
+                    dense.flags.writeable = False
+                    return dense
         # numpy's as_strided cannot rebuild ml_dtypes' float8 types: stride their bits, then view back
         bits = base.view(f"u{item}") if base.dtype.type.__module__.startswith("ml_dtypes") else base
         view = np.lib.stride_tricks.as_strided(
