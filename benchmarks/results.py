@@ -9,9 +9,10 @@ adds, and its peak), then ``--repeat`` timed loads, each followed by a copy of e
 (``np.copy``: touching every byte).  The peers are torch 2.13's ``load(weights_only=True)`` with and
 without ``mmap``, ``safetensors.numpy.load_file`` on the same weights, torchfile 0.1.0 for ``.t7`` (in
 the venv ``conformance/adapters/torchfile/setup`` makes), and a plain ``np.copy`` of the file's mapped
-bytes.  ``torchfmt dump`` is timed as a command (wall time, interpreter start included).  The
-conformance suite's wall time is measured as ``benchmarks/suite_speed.py`` measures it (``--no-suite``
-skips it: it is slow).
+bytes (in pieces of one tensor's size, as the readers' arrays are copied: one copy of the whole file
+would pay for faulting in a fresh destination as large).  ``torchfmt dump`` is timed as a command (wall
+time, interpreter start included).  The conformance suite's wall time is measured as
+``benchmarks/suite_speed.py`` measures it (``--no-suite`` skips it: it is slow).
 
     python benchmarks/results.py [--quick] [--repeat 5] [--no-suite] [--out benchmarks/RESULTS.md]
 """
@@ -78,8 +79,9 @@ elif kind == "torchfile":
     load = torchfile.load
     values = lambda obj: obj.values()
 elif kind == "np.copy":
+    piece = int(sys.argv[4])
     load = lambda p: np.memmap(p, dtype=np.uint8, mode="r")
-    values = lambda obj: [obj]
+    values = lambda obj: (obj[i:i + piece] for i in range(0, len(obj), piece))
 else:
     raise SystemExit(f"unknown reader {kind}")
 
@@ -187,9 +189,9 @@ def env() -> dict[str, str]:
 
 
 
-def worker(python: str, kind: str, path: Path, repeat: int) -> Figures:
-    out = subprocess.run([python, "-c", WORKER, kind, str(path), str(repeat)], capture_output=True, text=True,
-                         env=env(), check=False)
+def worker(python: str, kind: str, path: Path, repeat: int, piece: int) -> Figures:
+    cmd = [python, "-c", WORKER, kind, str(path), str(repeat), str(piece)]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env(), check=False)
     if out.returncode != 0:
         raise RuntimeError(f"{kind}: exit {out.returncode}: {out.stderr.strip().splitlines()[-1:]}")
     r = json.loads(out.stdout.strip().splitlines()[-1])
@@ -224,7 +226,7 @@ def measure(spec: Spec, folder: Path, repeat: int, quick: bool) -> Measured:
         python = str(TORCHFILE_PYTHON) if kind == "torchfile" else sys.executable
         target = st if kind == "safetensors" else path
         try:
-            m.readers[kind] = worker(python, kind, target, repeat)
+            m.readers[kind] = worker(python, kind, target, repeat, 4 * spec.numel)
         except RuntimeError as e:
             m.errors[kind] = str(e)
     try:
@@ -260,7 +262,7 @@ def peer_of(spec: Spec) -> str:
 PEER_NAMES = {"torch.load(mmap)": "torch `load(mmap=True, weights_only=True)`",
               "torch.load": "torch `load(weights_only=True)`", "torchfile": "torchfile 0.1.0 `load`",
               "safetensors": "`safetensors.numpy.load_file` (same weights)",
-              "np.copy": "`np.memmap` of the file (load) and `np.copy` of it (touch)",
+              "np.copy": "`np.memmap` of the file, `np.copy` of it in pieces of one tensor's size (touch)",
               "torchfmt.load": "`torchfmt.load`", "torchfmt.load_file": "`torchfmt.load_file`",
               "torchfmt dump": "`torchfmt dump` (the command, wall time)"}
 

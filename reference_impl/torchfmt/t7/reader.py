@@ -262,12 +262,13 @@ class ObjectReader:
         seen_strings: set[str] = set()  # the keys whose identity is ("str", key), by far the most
         enc = self.enc
         fast = self._fast and not tds
+        fast_simple, fast_tensor, append = self._fast_simple, self._fast_tensor, table.items.append
         for _ in range(n):
             key_at = enc.pos
-            key = self._fast_simple() if fast else _SLOW
+            key = fast_simple() if fast else _SLOW
             if key is _SLOW:
                 key = yield None
-            value = self._fast_tensor() if fast else _SLOW
+            value = fast_tensor() if fast else _SLOW
             if value is _SLOW:
                 value = yield None
             if type(key) is str:
@@ -282,7 +283,7 @@ class ObjectReader:
                     raise FormatError("bad-value", key_at, f"{what} key {_show(key)} appears twice")
                 seen.add(ident)
             if value is not None:  # torch7 assigns t[k] = v: a nil value leaves no entry
-                table.items.append((key, value))
+                append((key, value))
         return table
 
 
@@ -344,23 +345,39 @@ class ObjectReader:
         if self.count + 2 > self.max_objects or len(self._stack) >= self.max_depth:
             return _SLOW
         layout = self._layout
-        head = layout.match(enc.buf, pos, enc.size, nobj) if layout is not None else None
-        if head is None:
+        f = None
+        if layout is not None and pos + layout.size <= enc.size:
+            f = layout.unpack(enc.buf, pos)
+            if (f[1] != nobj + 1 or f[-3] != nobj + 2 or f[0] != TORCH or f[-4] != TORCH
+                    or f[3] != layout.ndim or f[2] != layout.tensor_block or f[-2] != layout.storage_block):
+                f = None
+        if f is not None:  # laid out as the last tensor: one unpack read it (see _Layout)
+            info, ndim, geometry, storage, n = layout.info, layout.ndim, f[4:-4], _NEW, f[-1]
+            p = pos + layout.size
+            at = p - layout.tail
+        else:
             head = self._fast_head(pos, nobj)
             if head is None:
                 return _SLOW
-        info, ndim, geometry, at, p, storage, n = head
+            info, ndim, geometry, at, p, storage, n = head
         dtype = info.dtype
         assert dtype is not None
         offset = geometry[-1] - 1
         if offset < 0 or (ndim and min(geometry[:-1]) < 0):
             return _SLOW
         if storage is _NEW:
-            if n < 0 or p + n * (enc.long_size if dtype.name == "int64" else dtype.itemsize) > enc.size:
-                return _SLOW
-            enc.pos = p
-            storage = enc.read_storage(dtype, n, info.device)
-            p = enc.pos
+            if dtype.name == "int64":  # a 4-byte-long file widens it: the encoding's own reading
+                if n < 0 or p + n * enc.long_size > enc.size:
+                    return _SLOW
+                enc.pos = p
+                storage = enc.read_storage(dtype, n, info.device)
+                p = enc.pos
+            else:  # as BinaryEncoding.read_storage: a zero-copy slice of the file
+                end = p + n * dtype.itemsize
+                if n < 0 or end > enc.size:
+                    return _SLOW
+                storage = Storage(dtype, n, info.device, enc.buf[p:end], enc.byte_order)
+                p = end
             new = True
         else:
             new = False
@@ -664,8 +681,10 @@ class _Layout:
     def __init__(self, code: str, tensor_block: bytes, ndim: int, storage_block: bytes,
                  info: classes.ClassInfo) -> None:
         order, long_code = code
-        self.struct = struct.Struct(f"{order}ii{len(tensor_block)}si{2 * ndim + 1}{long_code}ii"
-                                    f"{len(storage_block)}s{long_code}")
+        layout = struct.Struct(f"{order}ii{len(tensor_block)}si{2 * ndim + 1}{long_code}ii"
+                               f"{len(storage_block)}s{long_code}")
+        self.unpack = layout.unpack_from
+        self.size = layout.size
         self.tensor_block = tensor_block
         self.storage_block = storage_block
         self.ndim = ndim
@@ -673,15 +692,6 @@ class _Layout:
         #: Bytes from the end of the geometry to the end of the layout.
         self.tail = 8 + len(storage_block) + struct.calcsize(order + long_code)
 
-    def match(self, buf: memoryview, pos: int, size: int, nobj: int) -> _Head | None:
-        end = pos + self.struct.size
-        if end > size:
-            return None
-        f = self.struct.unpack_from(buf, pos)
-        if (f[0] != TORCH or f[1] != nobj + 1 or f[2] != self.tensor_block or f[3] != self.ndim
-                or f[-4] != TORCH or f[-3] != nobj + 2 or f[-2] != self.storage_block):
-            return None
-        return self.info, self.ndim, f[4:-4], end - self.tail, end, _NEW, f[-1]
 
 
 class _GeometryStructs(dict[int, Any]):
@@ -699,6 +709,8 @@ class _GeometryStructs(dict[int, Any]):
 # -- the whole file (spec/t7.md#t7-detect) -----------------------------------------------------------
 #: The values that nest in a ``.t7`` description (each is shareable: spec/canonical.md#canonical-sharing).
 _COMPOSITE = (LuaTable, TorchObject, LuaFunction, list)
+#: Types of values that never nest (a quick test before ``isinstance(x, _COMPOSITE)``).
+_PLAIN = frozenset({str, bytes, float, bool, type(None), Tensor, Storage})
 
 
 def _check_described_depth(objects: list[Any], limit: int) -> None:
@@ -724,7 +736,7 @@ def _check_described_depth(objects: list[Any], limit: int) -> None:
             raise FormatError("limit-exceeded", None,
                               f"the description would nest objects deeper than {limit}")
         pairs = value.items if type(value) is LuaTable else ((c, None) for c in children(value))
-        kids = [x for kv in pairs for x in kv if isinstance(x, _COMPOSITE)]
+        kids = [x for kv in pairs for x in kv if type(x) not in _PLAIN and isinstance(x, _COMPOSITE)]
         if kids:
             stack.extend((child, depth) for child in reversed(kids))
 
