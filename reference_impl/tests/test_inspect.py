@@ -369,7 +369,10 @@ def test_json_members(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
                            "readiness", "bytes"}
     assert set(report["bytes"]) == {"headline", "file_bytes", "storage_bytes", "other_bytes", "estimated",
                                     "unreachable_bytes", "unreachable_share", "duplicate_bytes", "duplicates",
-                                    "top_level", "roles", "storages"}
+                                    "top_level", "roles", "slim", "storages"}
+    assert [lv["level"] for lv in report["bytes"]["slim"]] == ["light", "medium", "heavy"]
+    assert set(report["bytes"]["slim"][0]) == {"level", "storage_bytes_after", "saved_bytes", "dropped_bytes",
+                                               "merged_bytes", "trimmed_bytes", "widened_bytes"}
     assert set(report["bytes"]["storages"][0]) == {"id", "path", "dtype", "numel", "device", "bytes", "share",
                                                    "views", "reachable_bytes", "unreachable_bytes", "role",
                                                    "field"}
@@ -390,6 +393,21 @@ def test_hints_reach_t7(tmp_path: Path) -> None:
     assert status == 0 and report["what"]["long_size"] == 8
 
 
+def _drawn(path: Path, option: str, suffix: str, labels: list[str],
+           capsys: pytest.CaptureFixture[str]) -> None:
+    """``inspect PATH OPTION FILE.suffix`` writes a PNG, or an SVG holding ``labels``."""
+    out = path.with_name(f"drawn.{suffix}")
+    assert main(["inspect", str(path), option, str(out)]) == 0
+    capsys.readouterr()
+    data = out.read_bytes()
+    if suffix == "png":
+        assert data.startswith(b"\x89PNG")
+    else:
+        text = data.decode()
+        for label in labels:
+            assert label in text, label
+
+
 @pytest.mark.spec("inspect.md#inspect-plot")
 @pytest.mark.parametrize("suffix", ["svg", "png"])
 def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -397,17 +415,38 @@ def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -
     pytest.importorskip("matplotlib")
     base = torch.zeros(1_000_000)
     torch.save({"w": torch.ones(10, 10), "view": base[:5]}, tmp_path / "v.pt")
-    out = tmp_path / f"bytes.{suffix}"
-    assert main(["inspect", str(tmp_path / "v.pt"), "--plot", str(out)]) == 0
-    capsys.readouterr()
-    data = out.read_bytes()
-    if suffix == "png":
-        assert data.startswith(b"\x89PNG")
-    else:
-        text = data.decode()
-        assert "<svg" in text and "unreachable" in text
+    _drawn(tmp_path / "v.pt", "--plot", suffix, ["<svg", "unreachable"], capsys)
     report, _, _ = run_json(tmp_path / "v.pt", capsys=capsys)
     from torchfmt.plot import bars
     rows = bars(report["bytes"])
     assert rows[0][0] == "view  (other)" and rows[0][3] == 4_000_000 - 20
     assert rows[-1][0] == "everything but storage data"
+
+
+@pytest.mark.spec("inspect.md#inspect-plot")
+@pytest.mark.parametrize("suffix", ["svg", "png"])
+def test_treemap(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """--treemap lays every byte out as area: each tile's share of the map is its share of the file, tiles
+    sit inside their group; seed 001's one giant output buffer is the labelled tile, the rest listed."""
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("squarify")
+    from torchfmt.plot import HEIGHT, WIDTH, layout
+
+    path = tmp_path / "model.t7"
+    path.write_bytes(_seed_001_replica(50, 4000, 1375))
+    _drawn(path, "--treemap", suffix, ["output", "activations and buffers", "too small to label",
+                                       "weight  (weights)", "unreachable", "by top-level key"], capsys)
+    report, _, _ = run_json(path, capsys=capsys)
+    b = report["bytes"]
+    for by in ("role", "key"):
+        groups, tiles = layout(b, by)
+        assert sum(x.bytes for x in tiles) == b["file_bytes"] == sum(g.bytes for g in groups)
+        for x in tiles:
+            assert x.dx * x.dy / (WIDTH * HEIGHT) == pytest.approx(x.bytes / b["file_bytes"], rel=1e-9)
+            assert any(g.x - 1e-9 <= x.x and x.x + x.dx <= g.x + g.dx + 1e-9 and g.y - 1e-9 <= x.y
+                       and x.y + x.dy <= g.y + g.dy + 1e-9 for g in groups)
+    groups, tiles = layout(b)
+    big = max(tiles, key=lambda x: x.bytes)
+    assert (big.label, big.role) == ("output", "activations and buffers")
+    assert big.unreachable == (1375 - 50) * 4000 * 4
+    assert [g.label for g in groups][0] == "activations and buffers"

@@ -204,23 +204,29 @@ def test_untyped_storage_v3_retypes_once() -> None:
 
 def test_storages_are_records_mapped_one_at_a_time(tmp_path: Path) -> None:
     """A storage is its record, mapped (alone) when its bytes are asked for and forgotten on release, so
-    that a file larger than the address space is read record by record."""
+    that a file larger than the address space is read record by record; a small record is read instead
+    (a map would cost more than its pages)."""
+    n = 100_000
     path = tmp_path / "m.pt"
-    torch.save({"w": torch.arange(1000.0), "v": torch.ones(3)}, path)
+    torch.save({"w": torch.arange(float(n)), "v": torch.ones(3)}, path)
     doc = open_document(path)
     storage = doc.objects[0]["w"].storage
     raw = path.read_bytes()
-    offset = raw.index(np.arange(1000.0, dtype=np.float32).tobytes())
+    offset = raw.index(np.arange(float(n), dtype=np.float32).tobytes())
     assert offset % 64 == 0  # torch aligns records
     assert isinstance(storage.buffer, Record)
-    assert (storage.buffer.offset, len(storage.buffer)) == (offset, 4000)
+    assert (storage.buffer.offset, len(storage.buffer)) == (offset, 4 * n)
+    assert 4 * n > Record.READ_BELOW
     view = storage.buffer.view()
     assert isinstance(view.obj, mmap.mmap) and len(view.obj) < len(raw)  # only this record's pages
     first = storage.array()
     assert np.shares_memory(first, storage.array())  # zero-copy, kept until released
-    assert first.tolist() == list(range(1000))
+    assert first.tolist() == list(range(n))
     storage.release()
-    assert storage.data is None and storage.array().tolist() == list(range(1000))
+    assert storage.data is None and storage.array().tolist() == list(range(n))
+    small = doc.objects[0]["v"].storage
+    assert isinstance(small.buffer, Record) and len(small.buffer) <= Record.READ_BELOW
+    assert isinstance(small.buffer.view().obj, bytes) and small.array().tolist() == [1.0, 1.0, 1.0]
 
 
 def test_any_root_name(tmp_path: Path) -> None:

@@ -50,8 +50,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="commands:\n  dump      print the canonical description (JSON) of a .t7 or .pt file\n"
                "  inspect   a report for people: what the file is, its contents, whether\n"
                "            torch.load(weights_only=True) takes it, and where every byte goes\n"
-               "            (--json: stable JSON; --plot FILE: a chart; spec/inspect.md; exit status 1 also\n"
-               "            for a file that is no checkpoint or is truncated)\n"
+               "            (--json: stable JSON; --plot FILE, --treemap FILE: charts; spec/inspect.md;\n"
+               "            exit status 1 also for a file that is no checkpoint or is truncated)\n"
                "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n"
                "  slim      rewrite a .t7 or .pt file keeping only what matters (trimmed storages)\n\n"
                + EXIT_STATUS.format(codes=codes))
@@ -76,7 +76,11 @@ def _parser() -> argparse.ArgumentParser:
                       help="print the report as JSON (spec/inspect.md#inspect-json)")
     insp.add_argument("--depth", type=int, default=3, help="levels of the contents tree to show (default 3)")
     insp.add_argument("--plot", metavar="FILE",
-                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs matplotlib)")
+                      help="also draw where the bytes go as a bar chart (.svg, .png, .pdf; needs the extra "
+                           "plot)")
+    insp.add_argument("--treemap", metavar="FILE",
+                      help="also draw where the bytes go as a treemap, by role and field and by top-level "
+                           "key (.svg, .png, .pdf; needs the extra plot: matplotlib and squarify)")
     _t7_hints(insp)
     conv = sub.add_parser("convert", help="write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors")
     conv.add_argument("input")
@@ -97,9 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     sl.add_argument("input")
     sl.add_argument("output")
     sl.add_argument("--level", choices=["light", "medium", "heavy"], default="heavy",
-                    help=".t7: dpnn nn.Serial levels (light: weights, biases, running statistics; medium: "
-                         "also gradWeight/gradBias; heavy: every field). .pt: light drops optimizer state "
-                         "and gradients, medium gradients, heavy nothing (default)")
+                    help="dpnn nn.Serial's levels over the roles of spec/inspect.md#inspect-roles (light: "
+                         "weights, biases, running statistics; medium: also optimizer state and gradients; "
+                         "heavy: everything, the default). `torchfmt inspect` shows what each level saves")
     sl.add_argument("--drop", nargs="+", default=[], metavar="KEY",
                     help=".pt: a key (dotted path) or a group: optimizer, grads, ema. .t7: a module field "
                          "to empty")
@@ -109,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
                          "changes the other)")
     sl.add_argument("--force", action="store_true", help="replace an existing output")
     sl.add_argument("--json", action="store_true", help="report as one JSON line")
+    _t7_hints(sl)
     return p
 
 
@@ -122,8 +127,9 @@ def _slim(args: argparse.Namespace) -> int:
     """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
     from .slim import slim
 
+    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies), args.json)
+                                force=args.force, merge=not args.keep_copies, hints=hints), args.json)
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -270,17 +276,19 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    if args.plot and report["bytes"] is not None:
-        try:
-            from .plot import plot
+    for kind, target in (("plot", args.plot), ("treemap", args.treemap)):
+        if target and report["bytes"] is not None:
+            try:
+                from . import plot
 
-            plot(report, args.plot)
-        except ImportError:
-            print("unsupported: plot (install matplotlib: pip install 'torchfmt[plot]')", file=sys.stderr)
-            return 2
-        except (OSError, ValueError) as e:
-            print(f"unsupported: unwritable-plot ({quote(str(e))})", file=sys.stderr)
-            return 2
+                getattr(plot, kind)(report, target)
+            except ImportError:
+                print(f"unsupported: {kind} (install matplotlib and squarify: pip install 'torchfmt[plot]')",
+                      file=sys.stderr)
+                return 2
+            except (OSError, ValueError) as e:
+                print(f"unsupported: unwritable-{kind} ({quote(str(e))})", file=sys.stderr)
+                return 2
     if status:
         e = report["error"]
         where = "" if e["offset"] is None else f" (at byte {e['offset']})"

@@ -25,13 +25,12 @@ from typing import Any
 import numpy as np
 
 from .model import LuaFunction, LuaTable, MetaTensor, SparseTensor, Storage, Tensor, TorchObject
+from .roles import MODULE_STATE, is_module
 from .writer import save
 from .writer.atomic import atomic_file
 from .writer.reduce import torch_view
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
-#: Tensor fields of an nn module that are its state (PyTorch's parameters and buffers).
-STATE_FIELDS = ("weight", "bias", "running_mean", "running_var", "running_std")
 _EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
 
 
@@ -73,13 +72,6 @@ def target_of(path: str, to: str | None) -> str:
 
 
 # -- Lua values -> Python ------------------------------------------------------------------------
-
-def is_module(v: Any) -> bool:
-    """An ``nn`` module: a torch object of an ``nn.``/``cudnn.``/``nngraph`` module class with fields."""
-    return isinstance(v, TorchObject) and isinstance(v.value, LuaTable) and \
-        v.class_name.split(".")[0] in ("nn", "cudnn", "cunn", "nngraph", "rnn", "dpnn") and \
-        v.class_name != "nngraph.Node"
-
 
 def _fields(obj: TorchObject) -> dict[Any, Any]:
     return dict(obj.value.items)
@@ -132,8 +124,8 @@ class LuaToPython:
         for name, value in fields.items():
             if not isinstance(name, str) or not isinstance(value, Tensor):
                 continue
-            if name in STATE_FIELDS or self.keep_buffers:
-                if value.lua and not value.shape and name not in STATE_FIELDS:
+            if name in MODULE_STATE or self.keep_buffers:
+                if value.lua and not value.shape and name not in MODULE_STATE:
                     continue  # an empty Lua buffer
                 out[prefix + name] = self.tensor(value)
             else:

@@ -58,6 +58,21 @@ def sha256_of_array(arr: np.ndarray) -> str:
     return h.hexdigest()
 
 
+def _whole_storage(t: Tensor) -> bool:
+    """Whether a dense tensor's values are its storage's elements, all, in order: its hash is then the
+    storage's (spec/canonical.md#canonical-hash), computed once."""
+    storage = t.storage
+    if type(t) is not Tensor or storage is None or t.conj or t.neg or t.dtype.per_byte != 1 \
+            or t.storage_offset != 0 or (t.lua and not t.shape) or math.prod(t.shape) != storage.numel:
+        return False
+    step = 1
+    for n, s in reversed(list(zip(t.shape, t.stride, strict=True))):
+        if n != 1 and s != step:
+            return False
+        step *= n
+    return True
+
+
 def format_float(x: float) -> str:
     """A float as the contract writes it: shortest round-trip decimal, ``nan``, ``inf``, ``-inf``."""
     if math.isnan(x):
@@ -115,6 +130,8 @@ class _Describer:
 
     # -- pass 2: emit ---------------------------------------------------------------------------
     def storage_id(self, s: Storage) -> str:
+        """The storage's id, its entry written at its first reference (the caller releases its
+        elements, :meth:`Storage.release`, once done with them)."""
         sid = self.storage_ids.get(id(s))
         if sid is None:
             sid = f"s{len(self.storage_ids)}"
@@ -126,7 +143,6 @@ class _Describer:
                 "device": s.device,
                 "sha256": sha256_of_array(s.array()),
             }
-            s.release()
         return sid
 
     def _tick(self) -> None:
@@ -194,7 +210,9 @@ class _Describer:
         if isinstance(v, MetaTensor):
             return self._meta(v)
         if isinstance(v, Storage):
-            return {"type": "storage", "storage": self.storage_id(v)}
+            sid = self.storage_id(v)
+            v.release()
+            return {"type": "storage", "storage": sid}
         if isinstance(v, TorchObject):
             return {"type": "torch_object", "class": v.class_name, "version": v.version,
                     "value": self.emit(v.value)}
@@ -235,8 +253,10 @@ class _Describer:
             "storage": None if t.storage is None else self.storage_id(t.storage),
             "device": t.device,
             "requires_grad": t.requires_grad,
-            "sha256": sha256_of_array(t.numpy()),
         }
+        sid = out["storage"]
+        out["sha256"] = (self.storages[sid]["sha256"] if sid is not None and _whole_storage(t)
+                         else sha256_of_array(t.numpy()))
         if t.storage is not None:
             t.storage.release()
         if t.parameter:

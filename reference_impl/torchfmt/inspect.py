@@ -563,6 +563,10 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
         for g in sorted(b["duplicates"], key=lambda g: -g["bytes_each"] * (len(g["paths"]) - 1))[:5]:
             each = human_bytes(g["bytes_each"])
             out.append("    " + " = ".join(".".join(p) for p in g["paths"]) + f"  ({each} each)")
+    rows = [(f"--level {lv['level']}", human_bytes(lv["saved_bytes"]),
+             _pct(lv["saved_bytes"] / total if total else 0)) for lv in b["slim"] if lv["saved_bytes"] > 0]
+    if rows:
+        out += ["  torchfmt slim would save (storage bytes)"] + _table(rows, "    ")
     big = sorted(b["storages"], key=lambda x: -x["bytes"])[:5]
     if big:
         rows = [(".".join(x["path"]) + f"  {x['dtype']}[{x['numel']:,}] {x['role']}", human_bytes(x["bytes"]),

@@ -96,9 +96,11 @@ class Tensor:
             return base[self.storage_offset:self.storage_offset + packed]
         item = base.itemsize
         dims = [(n, s) for n, s in zip(self.shape, self.stride, strict=True) if n != 1]
-        flat = self._dense(base)
-        if flat is not None:
-            return flat.reshape([n for n, _ in dims])
+        if not (self.conj or self.neg) and _row_major(dims):  # a slice: cheaper than as_strided
+            count = math.prod(n for n, _ in dims)
+            view = base[self.storage_offset:self.storage_offset + count].reshape([n for n, _ in dims])
+            view.flags.writeable = False
+            return view
         # numpy's as_strided cannot rebuild ml_dtypes' float8 types: stride their bits, then view back
         bits = base.view(f"u{item}") if base.dtype.type.__module__.startswith("ml_dtypes") else base
         view = np.lib.stride_tricks.as_strided(
@@ -113,37 +115,14 @@ class Tensor:
             view = resolve_bits(view, self.dtype, self.conj, self.neg)
         return view
 
-    def _dense(self, base: np.ndarray) -> np.ndarray | None:
-        """The elements of a dense row-major view with elements, without conj/neg, as a read-only 1-d
-        slice of the storage's array ``base`` (cheaper than a strided view); None for any other."""
-        if self.conj or self.neg or self.dtype.per_byte > 1:
-            return None
-        numel = 1
-        for n, s in zip(reversed(self.shape), reversed(self.stride), strict=True):
-            if n != 1 and s != numel:
-                return None
-            numel *= n
-        start = self.storage_offset
-        flat = base[start:start + numel]
-        if not numel or len(flat) != numel:
-            return None
-        flat.flags.writeable = False
-        return flat
-
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """``np.asarray(t)``: the logical values in the tensor's shape (read-only where they map the
         file; ``np.array(t)`` copies).  Packed dtypes give their bytes (``int_repr()``)."""
-        flat = None
-        if self.storage is not None and self.shape and not self.conj and not self.neg:
-            flat = self._dense(self.storage.array())
-        if flat is not None:
-            values = flat.reshape(self.shape)
-        else:
-            values = self.numpy()
-            if values.size and self.dtype.per_byte == 1:
-                values = values.reshape(self.shape)
-            elif not values.size:
-                values = values.reshape(self.shape if not (self.lua and not self.shape) else (0,))
+        values = self.numpy()
+        if values.size and self.dtype.per_byte == 1:
+            values = values.reshape(self.shape)
+        elif not values.size:
+            values = values.reshape(self.shape if not (self.lua and not self.shape) else (0,))
         if dtype is not None:
             values = values.astype(dtype, copy=False)
         return np.array(values, copy=True) if copy else values
@@ -151,6 +130,16 @@ class Tensor:
     def __repr__(self) -> str:
         return _tensor_repr(type(self).__name__, self.dtype, self.shape, lambda: self.numpy(),
                             self.device, self.requires_grad)
+
+
+def _row_major(dims: list[tuple[int, int]]) -> bool:
+    """Whether (size, stride) pairs lay their elements out one after another, last dimension fastest."""
+    step = 1
+    for n, s in reversed(dims):
+        if s != step:
+            return False
+        step *= n
+    return True
 
 
 #: Values a tensor's ``repr`` shows.

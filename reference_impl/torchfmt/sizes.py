@@ -8,9 +8,12 @@ the path (keys from the top-level object down) each was first reached by.  From 
   binary size);
 - its *reachable* bytes are those inside the element span of at least one view (first to last element
   a view can address); the rest are saved but unreachable (spec/inspect.md#inspect-unreachable);
-- storages with the same dtype and identical bytes are *duplicates* (the only payloads read);
+- storages with the same dtype, device and identical bytes are *duplicates* (the only payloads read);
 - a storage's bytes go to one top-level key (where it was first reached) and to one role and field
-  (the most needed role among its views, :mod:`torchfmt.roles`).
+  (the most needed role among its views, :mod:`torchfmt.roles`);
+- per ``slim`` level, the bytes ``slim`` leaves and saves (:func:`slim_level`,
+  spec/inspect.md#inspect-slim): each view carries the lightest level keeping it, from the roles of the
+  entries on its paths.  ``slim`` reports its own figures with :func:`storage_bytes`.
 """
 
 from __future__ import annotations
@@ -22,8 +25,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .model import Document, LuaTable, OpaqueObject, QuantizedTensor, Storage, Tensor, TorchObject
-from .roles import BY_NAME, RANK, Role, field_name, role_of
-from .walk import SHAREABLE, children
+from .roles import (
+    BY_NAME,
+    LEVEL_RANK,
+    LEVELS,
+    OTHER,
+    RANK,
+    Role,
+    field_name,
+    is_module,
+    key_role,
+    module_field_role,
+    node_data,
+    node_field_role,
+    role_of,
+)
+from .walk import SHAREABLE, children, values
 
 #: Bytes hashed at once when looking for duplicate storages.
 _CHUNK = 1 << 24
@@ -31,11 +48,13 @@ _CHUNK = 1 << 24
 
 @dataclass
 class View:
-    """A tensor viewing a storage, and where it was found."""
+    """A tensor viewing a storage, where it was first found, its role there, and the lightest ``slim``
+    level keeping it (the lightest over every path reaching it: a value stays while one path keeps it)."""
 
     tensor: Tensor
     path: list[str]
     role: Role
+    rank: int = 0  # LEVEL_RANK of the lightest level keeping the tensor
 
 
 @dataclass
@@ -46,11 +65,10 @@ class StorageUse:
     path: list[str]
     views: list[View] = field(default_factory=list)
     bare: bool = False  # reached as a value itself (all of it is the value)
+    bare_rank: int | None = None  # as a value itself: the lightest level keeping it
 
     def file_bytes(self, long_size: int | None) -> int:
-        s = self.storage
-        width = long_size if long_size and s.dtype.name == "int64" else s.dtype.itemsize
-        return s.numel * width
+        return self.storage.numel * width(self.storage, long_size)
 
     def reachable_elements(self) -> int:
         """Elements inside the union of the views' spans (all of them for a bare storage)."""
@@ -66,7 +84,7 @@ class StorageUse:
         return min(total, self.storage.numel)
 
     def role(self) -> Role:
-        """The most needed role among the views (``other`` for a bare storage)."""
+        """The most needed role among the views (by name for a bare storage)."""
         if self.bare or not self.views:
             return role_of(self.path)
         return min((v.role for v in self.views), key=lambda r: RANK[r.name])
@@ -78,6 +96,12 @@ class StorageUse:
             if v.role is role:
                 return field_name(v.path) or "(root)"
         return field_name(self.path) or "(root)"
+
+
+def width(s: Storage, long_size: int | None = None) -> int:
+    """Bytes an element of ``s`` takes in the file: ``long_size`` for a ``.t7`` binary LongStorage
+    (4 or 8), else the dtype's width."""
+    return long_size if long_size and s.dtype.name == "int64" else s.dtype.itemsize
 
 
 def span(t: Tensor) -> tuple[int, int] | None:
@@ -153,13 +177,17 @@ def key_label(k: Any) -> str:
     return f"<{type(k).__name__}>"
 
 
+#: Top-level objects whose entries are the document's top-level keys.
+CONTAINERS = (dict, LuaTable, TorchObject, OpaqueObject, list, tuple)
+
+
 def roots(doc: Document) -> list[tuple[str, Any]]:
     """The document's top-level entries: the keys of its one object when that is a mapping, table,
     module or sequence; else each object.  TorchScript constants come last."""
     out: list[tuple[str, Any]]
     if len(doc.objects) == 1:
         obj = doc.objects[0]
-        if isinstance(obj, (dict, LuaTable, TorchObject, OpaqueObject, list, tuple)):
+        if isinstance(obj, CONTAINERS):
             out = labelled_children(obj)
         else:
             out = [("(root)", obj)]
@@ -170,25 +198,57 @@ def roots(doc: Document) -> list[tuple[str, Any]]:
     return out
 
 
+def _unit(doc_t7: bool, parent: Any, label: str, child: Any, node_tables: set[int]) -> Role | None:
+    """The role the entry ``label`` of ``parent`` gives its subtree, if it is one ``slim`` leaves out as a
+    whole: a field of a ``.t7`` ``nn`` module or an entry of an ``nngraph.Node``'s data table (their ids
+    in ``node_tables``), a ``.pt`` dict key (spec/inspect.md#inspect-roles)."""
+    if doc_t7:
+        if is_module(parent):
+            return module_field_role(label, parent.class_name)
+        return node_field_role(label) if id(parent) in node_tables else None
+    return key_role(label, child) if isinstance(parent, dict) else None
+
+
 def collect(doc: Document) -> list[StorageUse]:
-    """Every storage of the document with its views, in the order first reached."""
+    """Every storage of the document with its views, in the order first reached.  A value reached again
+    by a path a lighter level keeps is walked again, so every view's ``rank`` is the lightest over all
+    its paths (ranks only fall, so this ends)."""
+    doc_t7 = doc.format.startswith("t7")
     uses: dict[int, StorageUse] = {}
-    seen: set[int] = set()
-    stack: list[tuple[Any, list[str]]] = [(v, [k]) for k, v in reversed(roots(doc))]
+    views: dict[int, View] = {}
+    best: dict[int, int] = {}
+    stack: list[tuple[Any, list[str], int, Role | None]] = []
+    # nngraph node data tables, found first: another node's mapindex holds them as keys
+    node_tables = {id(d) for obj in doc.objects for v in values(obj) if (d := node_data(v)) is not None} \
+        if doc_t7 else set()
+
+    def push(parent: Any, items: list[tuple[str, Any]], path: list[str], rank: int,
+             unit: Role | None) -> None:
+        for k, x in reversed(items):
+            r = _unit(doc_t7, parent, k, x, node_tables) if parent is not None else None
+            stack.append((x, [*path, k] if k else path, max(rank, r.rank) if r else rank, unit or r))
+
+    one = doc.objects[0] if len(doc.objects) == 1 and isinstance(doc.objects[0], CONTAINERS) else None
+    push(one, roots(doc), [], 0, None)
     while stack:
-        v, path = stack.pop()
-        if isinstance(v, SHAREABLE) or isinstance(v, Storage):
-            if id(v) in seen:
+        v, path, rank, unit = stack.pop()
+        if isinstance(v, (*SHAREABLE, Storage)):
+            if best.get(id(v), LEVEL_RANK["heavy"] + 1) <= rank:
                 continue
-            seen.add(id(v))
+            again = id(v) in best
+            best[id(v)] = rank
+            if isinstance(v, Tensor) and again and id(v) in views:
+                views[id(v)].rank = min(views[id(v)].rank, rank)
         if isinstance(v, Storage):
             use = uses.setdefault(id(v), StorageUse(v, path))
             use.bare = True
+            use.bare_rank = rank if use.bare_rank is None else min(use.bare_rank, rank)
             continue
-        if isinstance(v, Tensor) and v.storage is not None:
+        if isinstance(v, Tensor) and v.storage is not None and id(v) not in views:
             use = uses.setdefault(id(v.storage), StorageUse(v.storage, path))
-            use.views.append(View(v, path, role_of(path)))
-        stack.extend((x, [*path, k] if k else path) for k, x in reversed(labelled_children(v)))
+            views[id(v)] = View(v, path, unit or role_of(path), rank)
+            use.views.append(views[id(v)])
+        push(v, labelled_children(v), path, rank, unit)
     return list(uses.values())
 
 
@@ -202,12 +262,12 @@ def _digest(s: Storage) -> str:
 
 
 def duplicates(uses: list[StorageUse], long_size: int | None) -> list[list[int]]:
-    """Groups (indices into ``uses``) of storages with one dtype and identical bytes, two or more each.
-    Only storages that share a dtype and a size with another are read."""
-    by_shape: dict[tuple[str, int], list[int]] = collections.defaultdict(list)
+    """Groups (indices into ``uses``) of storages with one dtype and device and identical bytes, two or
+    more each.  Only storages that share a dtype, a device and a size with another are read."""
+    by_shape: dict[tuple[str, str, int], list[int]] = collections.defaultdict(list)
     for i, u in enumerate(uses):
         if u.storage.numel:
-            by_shape[(u.storage.dtype.name, u.storage.numel)].append(i)
+            by_shape[(u.storage.dtype.name, u.storage.device, u.storage.numel)].append(i)
     groups: list[list[int]] = []
     for candidates in by_shape.values():
         if len(candidates) < 2:
@@ -226,8 +286,7 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
     long_size = t7.get("long_size") if t7.get("mode") == "binary" else None
     uses = collect(doc)
     sizes = [u.file_bytes(long_size) for u in uses]
-    item = [u.storage.dtype.itemsize if not (long_size and u.storage.dtype.name == "int64") else long_size
-            for u in uses]
+    item = [width(u.storage, long_size) for u in uses]
 
     def share(n: int) -> float:
         return round(n / file_size, 6) if file_size else 0.0
@@ -245,9 +304,13 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
     top: dict[str, int] = {}
     for i, u in enumerate(uses):
         top[u.path[0]] = top.get(u.path[0], 0) + sizes[i]
-    top_keys = [{"key": k, "bytes": top.get(k, 0), "share": share(top.get(k, 0)),
-                 "role": role_of([k]).name if role_of([k]).top_keys is not None else None}
-                for k in dict.fromkeys(k for k, _ in roots(doc))]
+    own: dict[str, str | None] = {}
+    for k, v in roots(doc):
+        if k not in own:
+            r = key_role(k, v)
+            own[k] = r.name if r is not None else None
+    top_keys = [{"key": k, "bytes": top.get(k, 0), "share": share(top.get(k, 0)), "role": r}
+                for k, r in own.items()]
     by_role: dict[str, dict[str, Any]] = {}
     by_field: dict[tuple[str, str], int] = collections.Counter()
     for i, u in enumerate(uses):
@@ -262,6 +325,7 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
     for e in roles:
         e["share"] = share(e["bytes"])
     dup_groups = duplicates(uses, long_size)
+    slim_levels = [slim_level(uses, dup_groups, long_size, level) for level in LEVELS]
     unreachable = sum(s["unreachable_bytes"] for s in storages)
     dup_bytes = sum(sizes[g[0]] * (len(g) - 1) for g in dup_groups)
     return {
@@ -277,8 +341,59 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
                         "paths": [uses[i].path for i in g]} for g in dup_groups],
         "top_level": top_keys,
         "roles": roles,
+        "slim": slim_levels,
         "storages": storages,
     }
+
+
+def trimmable(use: StorageUse, kept: list[View]) -> bool:
+    """Whether ``slim`` may rewrite the storage to its kept views' span (spec/slim.md#slim-trim): not when
+    it holds packed elements or is viewed as another dtype (nor, checked by the caller, when it is kept
+    as a value of its own)."""
+    s = use.storage
+    return s.dtype.per_byte == 1 and all(v.tensor.dtype == s.dtype for v in kept)
+
+
+def slim_level(uses: list[StorageUse], groups: list[list[int]], long_size: int | None,
+               level: str) -> dict[str, Any]:
+    """What ``slim --level LEVEL`` leaves of the storages (spec/inspect.md#inspect-slim): the bytes of
+    storages no kept value reaches (``dropped_bytes``), of identical storages merged into one
+    (``merged_bytes``), outside the span the kept views use (``trimmed_bytes``), less those a ``.t7``
+    file of 4-byte longs gains written with 8-byte ones (``widened_bytes``)."""
+    rank = LEVEL_RANK[level]
+    kept = [[v for v in u.views if v.rank <= rank] for u in uses]
+    bare = [u.bare_rank is not None and u.bare_rank <= rank for u in uses]
+    alive = [bool(k) or b for k, b in zip(kept, bare, strict=True)]
+    dropped = sum(u.file_bytes(long_size) for u, a in zip(uses, alive, strict=True) if not a)
+    merged, into = 0, list(range(len(uses)))
+    for g in groups:
+        members = [i for i in g if kept[i] and not bare[i]]
+        for i in members[1:]:
+            into[i] = members[0]
+            merged += uses[i].file_bytes(long_size)
+            kept[members[0]] = kept[members[0]] + kept[i]
+    trimmed = widened = after = 0
+    for i, u in enumerate(uses):
+        if not alive[i] or into[i] != i:
+            continue
+        numel = u.storage.numel
+        if not bare[i] and trimmable(u, kept[i]):
+            spans = [sp for v in kept[i] if (sp := span(v.tensor)) is not None]
+            numel = max((b for _, b in spans), default=0) - min((a for a, _ in spans), default=0)
+        w = width(u.storage, long_size)
+        trimmed += (u.storage.numel - numel) * w
+        widened += numel * (u.storage.dtype.itemsize - w)
+        after += numel * u.storage.dtype.itemsize
+    return {"level": level, "storage_bytes_after": after, "saved_bytes": dropped + merged + trimmed - widened,
+            "dropped_bytes": dropped, "merged_bytes": merged, "trimmed_bytes": trimmed,
+            "widened_bytes": widened}
+
+
+def storage_bytes(doc: Document) -> int:
+    """The bytes of every storage of ``doc`` as its file holds them, each counted once."""
+    t7 = doc.extra.get("t7") or {}
+    long_size = t7.get("long_size") if t7.get("mode") == "binary" else None
+    return sum(u.file_bytes(long_size) for u in collect(doc))
 
 
 #: A share of the file at least this large is named in the headline (spec/inspect.md#inspect-bytes).
@@ -299,7 +414,7 @@ def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[st
                 "whole")
     if dup_bytes >= HEADLINE_SHARE * file_size:
         return f"{pct(dup_bytes)} of the file is storages saved twice with identical bytes"
-    spare = [r for r in roles if not BY_NAME[r["role"]].inference]
+    spare = [r for r in roles if not BY_NAME[r["role"]].module_state and r["role"] != OTHER.name]
     if spare:
         top = max(spare, key=lambda r: r["bytes"])
         if top["bytes"] >= HEADLINE_SHARE * file_size:

@@ -2,18 +2,19 @@
 
 Small functions over the object model, written back with :func:`torchfmt.writer.write`:
 
-- :func:`trim_storages`: each storage becomes the smallest span its tensors use; every tensor keeps its
-  shape and strides, its offset moves by the span's start, and tensors that shared a storage share the
-  new one (spec/slim.md#slim-trim);
-- :func:`merge_identical`: storages with the same dtype, device and bytes become one
-  (spec/slim.md#slim-merge);
 - :func:`drop_pt`: trainer-checkpoint keys (optimizer state, gradients, EMA copies, named keys)
   (spec/slim.md#slim-pt-drop);
 - :func:`empty_t7`: the fields dpnn's ``nn.Serial`` empties at its ``medium`` and ``light`` levels become
-  empty tensors of the same type (spec/slim.md#slim-t7-levels).
+  empty tensors of the same type (spec/slim.md#slim-t7-levels);
+- :func:`merge_identical`: storages with the same dtype, device and bytes become one
+  (spec/slim.md#slim-merge);
+- :func:`trim_storages`: each storage becomes the smallest span its tensors use; every tensor keeps its
+  shape and strides, its offset moves by the span's start, and tensors that shared a storage share the
+  new one (spec/slim.md#slim-trim).
 
-The byte figures are the file sizes and the bytes of the storages reachable from the object (each
-storage counted once); ``torchfmt inspect`` attributes bytes in more detail.
+What each level leaves out is the one table of roles (:mod:`torchfmt.roles`), and the byte figures are
+the one byte accounting (:mod:`torchfmt.sizes`): ``torchfmt inspect`` predicts, per level, the bytes
+these steps save (spec/inspect.md#inspect-slim).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -29,31 +29,17 @@ from typing import Any
 
 import numpy as np
 
-from .convert import ConvertError, check_output, is_module
-from .model import LuaTable, Storage, Tensor, TorchObject
-from .walk import children
+from .convert import ConvertError, check_output
+from .model import Document, LuaTable, Storage, Tensor, TorchObject
+from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
+from .sizes import span, storage_bytes
+from .t7.encodings import Hints
+from .walk import values
 from .writer import write
 from .writer.atomic import atomic_file
 
-LEVELS = ("light", "medium", "heavy")
-
-#: dpnn's ``Module.dpnn_mediumEmpty``: emptied at ``medium`` and ``light`` in every module.
-T7_MEDIUM_EMPTY = ("output", "gradInput", "momGradParams", "dpnn_input")
-#: The fields dpnn's modules add to their ``dpnn_mediumEmpty``, by a part of the class name
-#: (``nn.SpatialConvolution``, ``nn.SpatialBatchNormalization``, ``nn.SpatialMaxPooling``, the ``rnn``
-#: sequencers); the BatchNormalization entry adds THNN's ``save_mean``/``save_std`` scratch buffers.
-T7_CLASS_EMPTY = (
-    ("Convolution", ("finput", "fgradInput", "fgradinput", "_input", "_gradOutput")),
-    ("BatchNormalization", ("buffer", "buffer2", "centered", "std", "normalized", "save_mean", "save_std")),
-    ("MaxPooling", ("indices",)),
-    ("Sequence", ("_output",)),
-)
-#: dpnn's ``dpnn_gradParameters``: also emptied at ``light``.
-T7_LIGHT_EMPTY = ("gradWeight", "gradBias")
-
-#: ``--drop`` groups of ``.pt`` trainer checkpoints, and the levels that drop them.
-PT_GROUPS = ("optimizer", "grads", "ema")
-PT_LEVEL_DROPS = {"light": ("optimizer", "grads"), "medium": ("grads",), "heavy": ()}
+#: ``--drop`` groups of ``.pt`` trainer checkpoints (each a role of :data:`torchfmt.roles.ROLES`).
+PT_GROUPS = tuple(GROUPS)
 
 
 @dataclass
@@ -120,21 +106,6 @@ class _Progress:
 
 # -- the object graph ----------------------------------------------------------------------------
 
-def values(obj: Any) -> Iterator[Any]:
-    """Every value reachable from ``obj``, each once (a tensor's Python attributes included)."""
-    seen: set[int] = set()
-    stack = [obj]
-    while stack:
-        v = stack.pop()
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        yield v
-        stack.extend(children(v))
-        if isinstance(v, Tensor):
-            stack.extend(v.attrs.values())
-
-
 def storage_users(obj: Any) -> tuple[dict[int, list[Tensor]], dict[int, Storage], set[int]]:
     """Storage id -> the dense tensors viewing it, id -> storage, and the ids of storages reached
     as values of their own (kept whole: nothing says which of their elements matter)."""
@@ -149,22 +120,6 @@ def storage_users(obj: Any) -> tuple[dict[int, list[Tensor]], dict[int, Storage]
             storages[id(v)] = v
             bare.add(id(v))
     return users, storages, bare
-
-
-def storage_bytes(obj: Any) -> int:
-    """The bytes of every storage reachable from ``obj``, each counted once."""
-    _, storages, _ = storage_users(obj)
-    return sum(s.numel * s.dtype.itemsize for s in storages.values())
-
-
-def span(t: Tensor) -> tuple[int, int] | None:
-    """The elements ``[lo, hi)`` of its storage a dense tensor reads, ``None`` when it reads none
-    (spec/tensors.md#tensors-view)."""
-    if (t.lua and not t.shape) or any(n == 0 for n in t.shape):
-        return None
-    lo = t.storage_offset + sum((n - 1) * s for n, s in zip(t.shape, t.stride, strict=True) if s < 0)
-    hi = t.storage_offset + sum((n - 1) * s for n, s in zip(t.shape, t.stride, strict=True) if s > 0) + 1
-    return lo, hi
 
 
 # -- the steps -----------------------------------------------------------------------------------
@@ -214,26 +169,18 @@ def merge_identical(obj: Any) -> int:
     return merged
 
 
-def _tokens(key: str) -> list[str]:
-    return [w for w in re.split(r"[^a-z0-9]+", key.lower()) if w]
+def _dropped_key(key: Any, value: Any, level: str, groups: Iterable[str]) -> bool:
+    """Whether a ``.pt`` dict entry goes: its key's role (:func:`torchfmt.roles.key_role`) is one
+    ``level`` leaves out, or one of the ``--drop`` groups."""
+    role = key_role(key, value)
+    return role is not None and (not kept(role, level) or role.group in groups)
 
 
-def _is_group(group: str, key: Any, value: Any) -> bool:
-    if group == "optimizer":
-        looks = isinstance(value, dict) and "state" in value and "param_groups" in value
-        return looks or (isinstance(key, str) and "optim" in key.lower())
-    if not isinstance(key, str):
-        return False
-    words = _tokens(key)
-    if group == "grads":
-        return bool(words) and words[-1] in ("grad", "grads", "gradient", "gradients")
-    return "ema" in words
-
-
-def drop_pt(obj: Any, drops: Iterable[str]) -> list[str]:
-    """Remove trainer-checkpoint keys (spec/slim.md#slim-pt-drop): a group of :data:`PT_GROUPS`
-    removes every dict key of that kind, at any depth; any other name the key of that name of the
-    top-level dict, else the dotted path through nested dicts.  The dotted names removed."""
+def drop_pt(obj: Any, level: str, drops: Iterable[str] = ()) -> list[str]:
+    """Remove trainer-checkpoint keys (spec/slim.md#slim-pt-drop): every dict key, at any depth, of a role
+    ``level`` leaves out or of a group of :data:`PT_GROUPS` in ``drops``; any other name in ``drops``
+    the key of that name of the top-level dict, else the dotted path through nested dicts.  The dotted
+    names removed."""
     dropped: list[str] = []
     groups = [d for d in drops if d in PT_GROUPS]
     for name in (d for d in drops if d not in PT_GROUPS):
@@ -241,8 +188,7 @@ def drop_pt(obj: Any, drops: Iterable[str]) -> list[str]:
             keys = ", ".join(repr(k) for k in list(obj)[:10]) if isinstance(obj, dict) else "none"
             raise ConvertError(f"--drop {name}: no such key (top-level keys: {keys})")
         dropped.append(name)
-    if groups:
-        _drop_groups(obj, groups, "", dropped, set())
+    _drop_groups(obj, level, groups, "", dropped, set())
     return dropped
 
 
@@ -254,33 +200,35 @@ def _drop_path(obj: Any, name: str) -> bool:
     return bool(dot) and isinstance(obj, dict) and head in obj and _drop_path(obj[head], rest)
 
 
-def _drop_groups(obj: Any, groups: list[str], prefix: str, dropped: list[str], seen: set[int]) -> None:
+def _drop_groups(obj: Any, level: str, groups: list[str], prefix: str, dropped: list[str],
+                 seen: set[int]) -> None:
     if id(obj) in seen:
         return
     seen.add(id(obj))
     if isinstance(obj, dict):
         for key in list(obj):
-            if any(_is_group(g, key, obj[key]) for g in groups):
+            if _dropped_key(key, obj[key], level, groups):
                 del obj[key]
                 dropped.append(f"{prefix}{key}")
         for key, value in obj.items():
-            _drop_groups(value, groups, f"{prefix}{key}.", dropped, seen)
+            _drop_groups(value, level, groups, f"{prefix}{key}.", dropped, seen)
     elif isinstance(obj, (list, tuple)):
         for i, value in enumerate(obj):
-            _drop_groups(value, groups, f"{prefix}{i}.", dropped, seen)
+            _drop_groups(value, level, groups, f"{prefix}{i}.", dropped, seen)
 
 
-def t7_empty_fields(class_name: str, level: str, extra: Iterable[str] = ()) -> set[str]:
-    """The fields of a module of ``class_name`` that ``level`` empties (dpnn's ``nn.Serial``)."""
-    if level == "heavy":
-        return set(extra)
-    out = set(T7_MEDIUM_EMPTY) | set(extra)
-    for part, fields in T7_CLASS_EMPTY:
-        if part in class_name:
-            out.update(fields)
-    if level == "light":
-        out.update(T7_LIGHT_EMPTY)
-    return out
+def t7_emptied(name: Any, class_name: str, level: str, extra: Iterable[str] = ()) -> bool:
+    """Whether ``level`` (or ``--drop``'s ``extra`` names) empties the field ``name`` of an ``nn`` module
+    of ``class_name``: its role (:func:`torchfmt.roles.module_field_role`) is one the level leaves out."""
+    role = module_field_role(name, class_name)
+    return (role is not None and not kept(role, level)) or name in extra
+
+
+def _node_entry_removed(name: Any, level: str) -> bool:
+    """Whether ``level`` removes the entry ``name`` of an ``nngraph.Node``'s data table (set to nil, as
+    nngraph's ``gModule:clearState`` does)."""
+    role = node_field_role(name)
+    return role is not None and not kept(role, level)
 
 
 def empty_like(v: Any) -> Any:
@@ -297,6 +245,7 @@ def empty_t7(obj: Any, level: str, extra: Iterable[str] = ()) -> list[str]:
     sharing stays sharing.  The names of the emptied fields (``<path>.<field>``)."""
     extra = tuple(extra)
     emptied: dict[int, Any] = {}
+    nodes: set[int] = set()  # nngraph node data tables done (forward and backward nodes share them)
     dropped: list[str] = []
     seen: set[int] = set()
     stack: list[tuple[Any, str]] = [(obj, "")]
@@ -306,13 +255,20 @@ def empty_t7(obj: Any, level: str, extra: Iterable[str] = ()) -> list[str]:
             continue
         seen.add(id(v))
         if isinstance(v, TorchObject) and is_module(v):
-            fields = t7_empty_fields(v.class_name, level, extra)
             items = v.value.items
             for i, (k, x) in enumerate(items):
-                if k in fields and isinstance(x, (Tensor, LuaTable)) and not _is_empty(x):
+                if isinstance(x, (Tensor, LuaTable)) and t7_emptied(k, v.class_name, level, extra) \
+                        and not _is_empty(x):
                     items[i] = (k, emptied.setdefault(id(x), empty_like(x)))
                     dropped.append(f"{path}{k}")
             v.value.__dict__.pop("_by_key", None)  # the table's index is stale
+        data = node_data(v)
+        if data is not None and id(data) not in nodes:
+            nodes.add(id(data))
+            kept_items = [(k, x) for k, x in data.items if not _node_entry_removed(k, level)]
+            dropped += [f"{path}data.{k}" for k, x in data.items if _node_entry_removed(k, level)]
+            data.items[:] = kept_items
+            data.__dict__.pop("_by_key", None)
         if isinstance(v, TorchObject):
             stack.append((v.value, path))
         elif isinstance(v, LuaTable):
@@ -349,9 +305,10 @@ OUTPUT_FORMAT = {"pt-zip": "pt-zip", "pt-legacy": "pt-legacy", "pt-tar": "pt-zip
 
 
 def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (), *,
-         dry_run: bool = False, force: bool = False, merge: bool = True) -> SlimReport:
+         dry_run: bool = False, force: bool = False, merge: bool = True,
+         hints: Hints | None = None) -> SlimReport:
     """Slim the file ``source`` into ``output`` (see the module docstring); ``dry_run`` writes nothing,
-    ``merge`` False keeps identical storages apart."""
+    ``merge`` False keeps identical storages apart; ``hints`` are the ``.t7`` reading hints."""
     from . import open_document
 
     if level not in LEVELS:
@@ -361,7 +318,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
             raise ConvertError("the output is the input: slim never overwrites its input")
     else:
         check_output(source, output, force, "slim")
-    doc = open_document(source)
+    doc = open_document(source, hints)
     if doc.format not in OUTPUT_FORMAT:
         raise ConvertError(f"slim reads checkpoints; a {doc.format} file is not one the writer writes")
     if len(doc.objects) != 1:
@@ -369,16 +326,15 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
     obj = doc.objects[0]
     out_format = OUTPUT_FORMAT[doc.format]
     report = SlimReport(source, output, doc.format, out_format, level, dry_run,
-                        bytes_before=os.path.getsize(source), storage_bytes_before=storage_bytes(obj))
+                        bytes_before=os.path.getsize(source), storage_bytes_before=storage_bytes(doc))
     drop = list(drop)
     if doc.format.startswith("t7"):
         report.dropped = empty_t7(obj, level, drop)
     else:
-        report.dropped = drop_pt(obj, [*PT_LEVEL_DROPS[level], *(d for d in drop if d not in
-                                                                PT_LEVEL_DROPS[level])])
-    report.storages_trimmed = trim_storages(obj)
+        report.dropped = drop_pt(obj, level, drop)
     report.storages_merged = merge_identical(obj) if merge else 0
-    report.storage_bytes_after = storage_bytes(obj)
+    report.storages_trimmed = trim_storages(obj)
+    report.storage_bytes_after = storage_bytes(Document(out_format, [obj]))
     fmt, mode = ("t7", out_format[3:]) if out_format.startswith("t7") else (out_format, "binary")
     if dry_run:
         sink = _Count()

@@ -3,12 +3,14 @@
 :data:`SHAREABLE` are the values written once with an ``id`` when reached twice; :func:`children` the
 values a value holds, in the order the description writes them.  :mod:`torchfmt.describe` counts and
 emits with them, and the pickle machine measures a finished value with them
-(spec/pickle.md#pickle-limits), so both count the same nodes.
+(spec/pickle.md#pickle-limits), so both count the same nodes; :func:`values` (every value reachable
+once) serves the tools (``inspect``'s byte accounting, ``slim``).
 """
 
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterator
 from json.encoder import encode_basestring_ascii  # the C escaper json.dumps uses
 from typing import Any
 
@@ -50,6 +52,21 @@ def children(v: Any) -> list[Any]:
     if isinstance(v, SparseTensor):
         return [t for t in (v.indices, v.values, v.compressed_indices, v.plain_indices) if t is not None]
     return []
+
+
+def values(obj: Any) -> Iterator[Any]:
+    """Every value reachable from ``obj``, each once (a tensor's Python attributes included)."""
+    seen: set[int] = set()
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        yield v
+        stack.extend(children(v))
+        if isinstance(v, Tensor):
+            stack.extend(v.attrs.values())
 
 
 def json_text_size(s: str) -> int:

@@ -52,10 +52,17 @@ class Record:
     def __len__(self) -> int:
         return self.size
 
+    #: Records up to this size are read rather than mapped: a map and its unmap cost more than reading
+    #: a few pages, and a state_dict of 20,000 small tensors would make 20,000 maps (issue 12).
+    READ_BELOW = 1 << 16
+
     def view(self) -> memoryview:
-        """A read-only map of just this record (from the allocation boundary before it)."""
+        """A read-only map of just this record (from the allocation boundary before it); a small record's
+        bytes, read."""
         if self.size == 0:
             return memoryview(b"")
+        if self.size <= self.READ_BELOW:
+            return memoryview(self.source[self.offset:self.offset + self.size])
         start = self.offset - self.offset % mmap.ALLOCATIONGRANULARITY
         mm = mmap.mmap(self.source.fd, self.offset + self.size - start, offset=start, access=mmap.ACCESS_READ)
         return memoryview(mm)[self.offset - start:]

@@ -37,6 +37,7 @@ from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
+from . import tensor_entry
 from .globals import Call, canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
 
@@ -72,6 +73,10 @@ _MEMO_TEXT = re.compile(rb"-?[0-9]+")
 #: (spec/canonical.md#canonical-surrogates).
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _FLOAT_WORDS = re.compile(rb"[+-]?(inf|infinity|nan)", re.IGNORECASE)
+
+
+#: BINGET, LONG_BINGET, BINUNICODE: where :mod:`~torchfmt.pickle.tensor_entry`'s sequence may start.
+_FAST_STARTS = (0x68, 0x6A, 0x58)
 
 
 def _stack_needs(op: Opcode) -> tuple[bool, int, int]:
@@ -173,11 +178,17 @@ class Machine:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * self.limits.max_depth + 1_000))
         ran, max_ops = 0, self.limits.max_opcodes
+        fast = tensor_entry.ENABLED
         try:
             while not self.done:
                 self.at = pos = self.pos
                 if pos >= end:
                     raise FormatError(missing_stop, pos, "the pickle ends without STOP")
+                if fast and buf[pos] in _FAST_STARTS:
+                    taken = tensor_entry.run(self, pos, ran)
+                    if taken:
+                        ran += taken
+                        continue
                 ran += 1
                 if ran > max_ops:
                     raise FormatError("limit-exceeded", pos, f"the pickle runs more than {max_ops} opcodes")
@@ -387,7 +398,10 @@ class Machine:
 
     def call_context(self) -> Call:
         """What a handler may know: offset, mode, and how to apply another allowed callable."""
-        return Call(self.at, self.inert, lambda f, a: self.apply(f, a, "REDUCE"))
+        return Call(self.at, self.inert, self._reduce)
+
+    def _reduce(self, func: Any, args: Any) -> Any:
+        return self.apply(func, args, "REDUCE")
 
     def setitems(self, target: Any, items: list[Any]) -> None:
         if not isinstance(target, dict):
@@ -779,8 +793,9 @@ def _weight(v: Any) -> int:
         return len(v) >> 6
     return 0
 
-#: Values that are one node and hold nothing.
-_LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage})
+#: Values that are one node and hold nothing.  A dense :class:`Tensor` holds nothing either
+#: (:func:`~torchfmt.walk.children`) and, shared or not, is measured as its holder's child only.
+_LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global, Storage, Tensor})
 _Size = tuple[int, int, int]  # (nodes, depth, text) of an immutable container, shared values as refs
 
 

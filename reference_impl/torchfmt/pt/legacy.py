@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import FormatError, Unsupported
+from ..errors import FormatError, Unsupported, quote
 from ..model import Document, Global, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import Machine
@@ -32,11 +32,11 @@ def read_legacy(buf: Any, *, inert: bool = False) -> Document:
     header = Machine(buf, inert=inert)
     magic, pos = header.load(0)
     if type(magic) is not int or magic != MAGIC_NUMBER:
-        raise FormatError("bad-magic", 0, f"magic number {magic!r} (expected 0x{MAGIC_NUMBER:x})")
+        raise FormatError("bad-magic", 0, f"magic number {quote(magic)} (expected 0x{MAGIC_NUMBER:x})")
     at = pos
     version, pos = header.load(pos)
     if type(version) is not int or version != PROTOCOL_VERSION:
-        raise FormatError("bad-magic", at, f"protocol version {version!r} (expected {PROTOCOL_VERSION})")
+        raise FormatError("bad-magic", at, f"protocol version {quote(version)} (expected {PROTOCOL_VERSION})")
     at = pos
     sys_info, pos = header.load(pos)
     little_endian = check_sys_info(sys_info, at)
@@ -59,7 +59,7 @@ def check_sys_info(sys_info: Any, at: int, protocol_version: int = PROTOCOL_VERS
     sizes = sys_info["type_sizes"]
     for name, allowed in TYPE_SIZES.items():
         if sizes.get(name) not in allowed:
-            raise Unsupported(f"legacy type_sizes {name}={sizes.get(name)!r}")
+            raise Unsupported(f"legacy type_sizes {name}={quote(sizes.get(name))}")
     return sys_info["little_endian"]
 
 
@@ -89,7 +89,8 @@ class LegacyStorages:
         _, stype, key, location, numel, view = pid
         dtype = storage_dtype(stype)
         if dtype is None:
-            raise FormatError("bad-reference", offset, f"persistent id names {stype!r}, not a storage type")
+            raise FormatError("bad-reference", offset,
+                              f"persistent id names {quote(stype)}, not a storage type")
         if type(numel) is not int or not isinstance(key, KEY_TYPES):
             raise FormatError("bad-reference", offset, "persistent id key must be a str, numel an int")
         if numel < 0:
@@ -141,7 +142,7 @@ class LegacyStorages:
             listed.add(key)
         missing = [k for k in self.roots if k not in listed]
         if missing:
-            raise FormatError("bad-reference", at, f"storage {missing[0]!r} is not in the key list")
+            raise FormatError("bad-reference", at, f"storage {quote(missing[0])} is not in the key list")
         for key in keys:
             (dtype, _, numel), storage = self.roots[key]  # numel as named (a v3 tensor may retype bytes)
             if pos + 8 > len(buf):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..dtypes import BY_NAME, DType
-from ..errors import FormatError, Unsupported
+from ..errors import FormatError, Unsupported, quote
 from ..limits import VIEW_ELEMENTS
 from ..model import (
     Global,
@@ -85,18 +85,21 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
                where: int | None) -> None:
     """Check a strided view against its storage (spec/tensors.md#tensors-view-bounds)."""
     if len(size) != len(stride):
-        raise FormatError("bad-length", where, f"size {size} and stride {stride} differ in length")
-    if offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise FormatError("bad-length", where, f"negative offset, size or stride {offset}, {size}, {stride}")
-    if offset >= INT64_LIMIT or any(s >= INT64_LIMIT for s in size + stride):
+        raise FormatError("bad-length", where,
+                          f"size {quote(size)} and stride {quote(stride)} differ in length")
+    both = size + stride  # ints (is_ints): min and max compare them in C
+    if offset < 0 or both and min(both) < 0:
+        raise FormatError("bad-length", where,
+                          f"negative offset, size or stride {offset}, {quote(size)}, {quote(stride)}")
+    if offset >= INT64_LIMIT or both and max(both) >= INT64_LIMIT:
         raise FormatError("bad-length", where, "an offset, size or stride does not fit in 64 bits")
     if 0 in size:
         return
     last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
     if last >= storage.numel:
         raise FormatError("out-of-bounds", where,
-                          f"view (offset {offset}, size {size}, stride {stride}) reaches element {last} "
-                          f"of a storage of {storage.numel}")
+                          f"view (offset {offset}, size {quote(size)}, stride {quote(stride)}) reaches "
+                          f"element {last} of a storage of {storage.numel}")
     numel = math.prod(size)
     if numel > max(storage.numel, VIEW_ELEMENTS.value):  # an expand/overlap whose hash would never end
         raise FormatError("limit-exceeded", where, f"a view of {numel} elements over a storage of "
@@ -215,9 +218,9 @@ def set_attrs(t: Any, state: Any, ctx: Call) -> Any:
     for part in parts:
         for k, v in (part or {}).items():
             if not isinstance(k, str):
-                raise FormatError("bad-value", ctx.offset, f"attribute name {k!r} is not a str")
+                raise FormatError("bad-value", ctx.offset, f"attribute name {quote(k)} is not a str")
             if k in TENSOR_PROPERTIES and isinstance(t, (Tensor, MetaTensor, SparseTensor)):
-                raise FormatError("bad-value", ctx.offset, f"tensor state sets the tensor's own {k!r}")
+                raise FormatError("bad-value", ctx.offset, f"tensor state sets the tensor's own {quote(k)}")
             if not isinstance(t, (Tensor, MetaTensor)):
                 raise Unsupported(f"python attributes on a {type(t).__name__}")
             t.attrs[k] = v
@@ -368,7 +371,7 @@ def _packed(storage: Storage, offset: int, size: Any, stride: Any, requires_grad
 
 def _qscheme(g: Any, where: int | None) -> str:
     if not (isinstance(g, Global) and g.module == "torch" and g.name in QSCHEMES):
-        raise FormatError("bad-value", where, f"{g!r} is not a torch qscheme")
+        raise FormatError("bad-value", where, f"{quote(g)} is not a torch qscheme")
     return g.name
 
 
@@ -386,7 +389,7 @@ def _channel_values(v: Any, dtype_name: str, where: int | None) -> Tensor:
 def layout_name(g: Any, where: int | None) -> str:
     """The layout a ``torch.<layout>`` global names."""
     if not (isinstance(g, Global) and g.module == "torch" and g.name in LAYOUTS):
-        raise FormatError("bad-value", where, f"{g!r} is not a torch layout")
+        raise FormatError("bad-value", where, f"{quote(g)} is not a torch layout")
     return g.name
 
 

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import FormatError
+from ..errors import FormatError, quote
 from ..limits import TAR_PAX_BYTES
 from ..model import Document, Global, Storage, Tensor
 from ..pickle.globals import storage_dtype
@@ -183,7 +183,7 @@ def _quote(value: Any) -> str:
 def _count(header: Machine, pos: int, end: int) -> tuple[int, int]:
     n, pos = header.load(pos, end)
     if type(n) is not int or n < 0:
-        raise FormatError("bad-length", pos, f"record count {n!r}")
+        raise FormatError("bad-length", pos, f"record count {quote(n)}")
     return n, pos
 
 
@@ -207,7 +207,7 @@ def _read_storages(buf: memoryview, m: TarMember, header: Machine, objects: dict
         key, location, stype = record
         dtype = storage_dtype(stype)
         if dtype is None:
-            raise FormatError("bad-reference", at, f"storage header names {stype!r}, not a storage type")
+            raise FormatError("bad-reference", at, f"storage header names {quote(stype)}, not a storage type")
         if pos + 8 > end:
             raise FormatError("truncated", pos, "storage count reaches past the member")
         numel = int.from_bytes(buf[pos:pos + 8], "little" if little_endian else "big")
@@ -251,7 +251,8 @@ def _read_tensors(buf: memoryview, m: TarMember, header: Machine, objects: dict[
         key, storage_key, _tensor_type = record
         storage = objects.get(storage_key)
         if not isinstance(storage, Storage):
-            raise FormatError("bad-reference", at, f"tensor {key} names unknown storage {storage_key}")
+            raise FormatError("bad-reference", at,
+                              f"tensor {quote(key)} names unknown storage {quote(storage_key)}")
         if pos + 8 > end:
             raise FormatError("truncated", pos, "tensor view reaches past the member")
         ndim = struct.unpack_from("<i", buf, pos)[0]

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import FormatError
+from ..errors import FormatError, quote
 from ..model import Document, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import DEFAULT_SCOPES, Machine
@@ -126,7 +126,8 @@ class StorageRecords:
         _, stype, key, location, numel = pid
         dtype = storage_dtype(stype)
         if dtype is None:
-            raise FormatError("bad-reference", offset, f"persistent id names {stype!r}, not a storage type")
+            raise FormatError("bad-reference", offset,
+                              f"persistent id names {quote(stype)}, not a storage type")
         if type(key) not in (str, int) or type(numel) is not int:
             raise FormatError("bad-reference", offset, "persistent id key must be str, numel an int")
         location = decode_location(location, offset)
@@ -165,5 +166,5 @@ def decode_location(location: Any, offset: int) -> str:
         except UnicodeDecodeError:
             location = None
     if not isinstance(location, str) or not location:
-        raise FormatError("bad-value", offset, f"storage location {location!r} is not a device string")
+        raise FormatError("bad-value", offset, f"storage location {quote(location)} is not a device string")
     return location
