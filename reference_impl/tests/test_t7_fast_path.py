@@ -229,3 +229,13 @@ def test_strings_and_numbers_as_keys(monkeypatch: pytest.MonkeyPatch) -> None:
                  i(2) + chars(b"\x80"), i(0))
     _same(data, monkeypatch)
     _same(q(0) + data, monkeypatch)
+
+
+def test_every_int_of_a_built_stream_set_to_boundary_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each aligned 4-byte field of a state_dict-like stream (type codes, indexes, lengths, dimension
+    counts, the halves of longs) set in turn to values at the edges of what the fast paths accept."""
+    data = _state_dict([("w", _float_entry(2, [2, 3], [3, 1], 1, 6)), ("b", _float_entry(4, [3], [1], 1, 3)),
+                        ("v", _float_entry(6, [3], [2], 1, None, storage_ref=3))])
+    for at in range(0, len(data) - 3, 4):
+        for v in (-(1 << 31), -9, -1, 0, 1, 2, 3, 4, 5, 7, 8, 64, 65, 1 << 20):
+            _same(data[:at] + struct.pack("<i", v) + data[at + 4:], monkeypatch)

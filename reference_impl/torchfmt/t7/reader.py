@@ -263,9 +263,28 @@ class ObjectReader:
         enc = self.enc
         fast = self._fast and not tds
         fast_simple, fast_tensor, append = self._fast_simple, self._fast_tensor, table.items.append
+        if fast:
+            unpack_int2 = self._int2
+            buf = enc.buf
+            size = enc.size
         for _ in range(n):
-            key_at = enc.pos
-            key = fast_simple() if fast else _SLOW
+            key_at = pos = enc.pos
+            key = _SLOW
+            if fast:
+                # a string key, as _fast_simple reads it (inline: it is most keys of a state_dict)
+                if pos + 8 <= size and self.count < self.max_objects:
+                    code, length = unpack_int2(buf, pos)
+                    end = pos + 8 + length
+                    if code == STRING and 0 <= length and end <= size:
+                        raw = bytes(buf[pos + 8:end])
+                        try:
+                            key = raw.decode("utf-8")
+                        except UnicodeDecodeError:
+                            key = raw
+                        self.count += 1
+                        enc.pos = end
+                if key is _SLOW:
+                    key = fast_simple()
             if key is _SLOW:
                 key = yield None
             value = fast_tensor() if fast else _SLOW
@@ -285,7 +304,6 @@ class ObjectReader:
             if value is not None:  # torch7 assigns t[k] = v: a nil value leaves no entry
                 append((key, value))
         return table
-
 
     # -- the fast paths (spec/t7.md#t7-tensor) --------------------------------------------------
     # A state_dict-like table is a string or number key and a tensor with its storage per entry.  These
@@ -352,7 +370,7 @@ class ObjectReader:
                     or f[3] != layout.ndim or f[2] != layout.tensor_block or f[-2] != layout.storage_block):
                 f = None
         if f is not None:  # laid out as the last tensor: one unpack read it (see _Layout)
-            info, ndim, geometry, storage, n = layout.info, layout.ndim, f[4:-4], _NEW, f[-1]
+            info, ndim, geometry, b, storage, n = layout.info, layout.ndim, f, 4, _NEW, f[-1]
             p = pos + layout.size
             at = p - layout.tail
         else:
@@ -360,10 +378,14 @@ class ObjectReader:
             if head is None:
                 return _SLOW
             info, ndim, geometry, at, p, storage, n = head
+            b = 0
+        # sizes, strides and offset are geometry[b:b + 2 * ndim + 1]
         dtype = info.dtype
         assert dtype is not None
-        offset = geometry[-1] - 1
-        if offset < 0 or (ndim and min(geometry[:-1]) < 0):
+        sizes = geometry[b:b + ndim]
+        strides = geometry[b + ndim:b + 2 * ndim]
+        offset = geometry[b + 2 * ndim] - 1
+        if offset < 0 or (ndim and (min(sizes) < 0 or min(strides) < 0)):
             return _SLOW
         if storage is _NEW:
             if dtype.name == "int64":  # a 4-byte-long file widens it: the encoding's own reading
@@ -381,17 +403,15 @@ class ObjectReader:
             new = True
         else:
             new = False
-        sizes = geometry[:ndim]
-        strides = geometry[ndim:-1]
         # A one- or two-dimensional view whose elements lie inside its storage passes _check_view (a
         # storage's bytes fit the file, so its elements fit 64-bit byte offsets); any other view is
         # checked by it.
         numel = 0
         if ndim == 1:
-            numel, top = geometry[0], geometry[1]
+            numel, top = sizes[0], strides[0]
             last = offset + (numel - 1) * top
         elif ndim == 2:
-            n0, n1, s0, s1 = geometry[:4]
+            (n0, n1), (s0, s1) = sizes, strides
             numel, top = n0 * n1, max(s0, s1)
             last = offset + (n0 - 1) * s0 + (n1 - 1) * s1
         if not (numel and storage is not None and numel <= storage.numel and last < storage.numel
