@@ -172,7 +172,8 @@ class BinaryEncoding(Encoding):
 
     def read_longs(self, n: int) -> list[int]:
         self.longs_read = True
-        self.need(n * self.long_size, f"{n} longs")
+        if n * self.long_size > self.size - self.pos:  # the message is made only for the error
+            self.need(n * self.long_size, f"{n} longs")
         values = struct.unpack_from(f"{self._e}{n}{self._long_code}", self.buf, self.pos)
         self.pos += n * self.long_size
         return list(values)
@@ -181,7 +182,8 @@ class BinaryEncoding(Encoding):
         return float(self._scalar(self._double, "a double"))
 
     def read_chars(self, n: int) -> bytes:
-        self.need(n, f"a string of {n} bytes")
+        if n > self.size - self.pos:
+            self.need(n, f"a string of {n} bytes")
         out = bytes(self.buf[self.pos:self.pos + n])
         self.pos += n
         return out
@@ -191,7 +193,8 @@ class BinaryEncoding(Encoding):
         widened copy (a 4-byte-long LongStorage) (spec/t7.md#t7-storage)."""
         is_long = dtype.name == "int64"
         width = self.long_size if is_long else dtype.itemsize
-        self.need(n * width, f"a storage of {n} {dtype.name} elements ({width} bytes each)")
+        if n * width > self.size - self.pos:
+            self.need(n * width, f"a storage of {n} {dtype.name} elements ({width} bytes each)")
         raw = self.buf[self.pos:self.pos + n * width]
         self.pos += n * width
         if is_long:

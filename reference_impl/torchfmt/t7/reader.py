@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import math
 import re
+import struct
 from collections.abc import Generator
 from dataclasses import dataclass
 from types import GeneratorType
@@ -63,6 +64,13 @@ class _Pending:
 
 
 _PENDING = _Pending()
+
+
+class _Slow:
+    """What a fast path returns when the checked path must read the object (spec/t7.md#t7-tensor)."""
+
+
+_SLOW = _Slow()
 # A sub-object request: None (any object) or the message for an object that must be a table.
 _Request = str | None
 _Reader = Generator[_Request, Any, Any]
@@ -125,6 +133,23 @@ class ObjectReader:
         self.count = 0
         #: Index i holds the object whose reference index is i + 1.
         self.objects: list[Any] = []
+        #: The composite readers open in :meth:`read_object` (their count is the nesting depth).
+        self._stack: list[_Reader] = []
+        #: The fast paths read binary streams only, and never when :data:`FAST` is off.
+        self._fast = FAST and type(enc) is BinaryEncoding
+        if self._fast:
+            assert isinstance(enc, BinaryEncoding)
+            e = "<" if enc.byte_order == "little" else ">"
+            self._int = struct.Struct(e + "i").unpack_from
+            self._int2 = struct.Struct(e + "ii").unpack_from
+            self._double = struct.Struct(e + "d").unpack_from
+            self._long = struct.Struct(e + ("q" if enc.long_size == 8 else "i")).unpack_from
+            #: The header of every tensor and storage torch7 writes: the length 3 and ``V 1``.
+            self._version_header = struct.pack(e + "i", 3) + b"V 1"
+            #: The layout of the last tensor read with a new storage: the next is likely the same.
+            self._layout: _Layout | None = None
+            #: ``unpack_from`` of a tensor's sizes, strides and offset, by dimension count.
+            self._geometry = _GeometryStructs(e + ("q" if enc.long_size == 8 else "i"))
 
     # -- the stream and the driver -----------------------------------------------------------------
     def read_stream(self) -> list[Any]:
@@ -139,6 +164,7 @@ class ObjectReader:
     def read_object(self) -> Any:
         """One object, driving the composite readers with an explicit stack."""
         stack: list[_Reader] = []
+        self._stack = stack
         value = self._begin(None)
         while True:
             if isinstance(value, GeneratorType):
@@ -233,19 +259,230 @@ class ObjectReader:
 
     def _pairs(self, table: LuaTable, n: int, what: str, tds: bool = False) -> _Reader:
         seen: set[tuple[str, Any]] = set()
+        seen_strings: set[str] = set()  # the keys whose identity is ("str", key), by far the most
+        enc = self.enc
+        fast = self._fast and not tds
+        fast_simple, fast_tensor, append = self._fast_simple, self._fast_tensor, table.items.append
+        if fast:
+            unpack_int2 = self._int2
+            buf = enc.buf
+            size = enc.size
         for _ in range(n):
-            key_at = self.enc.pos
-            key = yield None
-            value = yield None
-            ident = _key_identity(key, key_at)
-            if tds and ident[0] not in ("number", "str", "bytes"):
-                raise FormatError("bad-value", key_at, "a tds.Hash key is neither a string nor a number")
-            if ident in seen:
-                raise FormatError("bad-value", key_at, f"{what} key {_show(key)} appears twice")
-            seen.add(ident)
+            key_at = pos = enc.pos
+            key = _SLOW
+            if fast:
+                # a string key, as _fast_simple reads it (inline: it is most keys of a state_dict)
+                if pos + 8 <= size and self.count < self.max_objects:
+                    code, length = unpack_int2(buf, pos)
+                    end = pos + 8 + length
+                    if code == STRING and 0 <= length and end <= size:
+                        raw = bytes(buf[pos + 8:end])
+                        try:
+                            key = raw.decode("utf-8")
+                        except UnicodeDecodeError:
+                            key = raw
+                        self.count += 1
+                        enc.pos = end
+                if key is _SLOW:
+                    key = fast_simple()
+            if key is _SLOW:
+                key = yield None
+            value = fast_tensor() if fast else _SLOW
+            if value is _SLOW:
+                value = yield None
+            if type(key) is str:
+                if key in seen_strings:
+                    raise FormatError("bad-value", key_at, f"{what} key {_show(key)} appears twice")
+                seen_strings.add(key)
+            else:
+                ident = _key_identity(key, key_at)
+                if tds and ident[0] not in ("number", "str", "bytes"):
+                    raise FormatError("bad-value", key_at, "a tds.Hash key is neither a string nor a number")
+                if ident in seen:
+                    raise FormatError("bad-value", key_at, f"{what} key {_show(key)} appears twice")
+                seen.add(ident)
             if value is not None:  # torch7 assigns t[k] = v: a nil value leaves no entry
-                table.items.append((key, value))
+                append((key, value))
         return table
+
+    # -- the fast paths (spec/t7.md#t7-tensor) --------------------------------------------------
+    # A state_dict-like table is a string or number key and a tensor with its storage per entry.  These
+    # read exactly such an entry in one go in a binary stream; on anything else, and on anything the
+    # checked path would reject, they leave the reader as it was and return _SLOW, so that the checked
+    # path (_begin and the composite readers) reads the same bytes and raises its own error.  A test
+    # reads every case both ways (reference_impl/tests/test_t7_fast_path.py).
+
+    def _fast_simple(self) -> Any:
+        """A string or number, as ``_begin(None)`` reads it, or ``_SLOW``."""
+        enc = self.enc
+        pos = enc.pos
+        size = enc.size
+        if self.count >= self.max_objects or pos + 8 > size:
+            return _SLOW
+        code, n = self._int2(enc.buf, pos)
+        if code == STRING:
+            end = pos + 8 + n
+            if n < 0 or end > size:
+                return _SLOW
+            raw = bytes(enc.buf[pos + 8:end])
+            try:
+                value: Any = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                value = raw
+        elif code == NUMBER:
+            end = pos + 12
+            if end > size:
+                return _SLOW
+            value = self._double(enc.buf, pos + 4)[0]
+        else:
+            return _SLOW
+        self.count += 1
+        enc.pos = end
+        return value
+
+    def _fast_class(self, p: int, known: dict[bytes, classes.ClassInfo]
+                    ) -> tuple[classes.ClassInfo, int] | None:
+        """The class at ``p`` (a ``V 1`` header and a name in ``known``) and where it ends, or None."""
+        enc = self.enc
+        buf = enc.buf
+        if p + 11 > enc.size or buf[p:p + 7] != self._version_header:
+            return None
+        nlen = self._int(buf, p + 7)[0]
+        p += 11
+        if nlen < 0 or p + nlen > enc.size:
+            return None
+        info = known.get(bytes(buf[p:p + nlen]))
+        return None if info is None else (info, p + nlen)
+
+    def _fast_tensor(self) -> Any:
+        """A tensor whose storage is new, a back-reference or nil, as ``_begin(None)`` and the tensor and
+        storage readers read it, or ``_SLOW`` with the reader unchanged."""
+        enc = self.enc
+        pos = enc.pos
+        nobj = len(self.objects)
+        if self.count + 2 > self.max_objects or len(self._stack) >= self.max_depth:
+            return _SLOW
+        layout = self._layout
+        f = None
+        if layout is not None and pos + layout.size <= enc.size:
+            f = layout.unpack(enc.buf, pos)
+            if (f[1] != nobj + 1 or f[-3] != nobj + 2 or f[0] != TORCH or f[-4] != TORCH
+                    or f[3] != layout.ndim or f[2] != layout.tensor_block or f[-2] != layout.storage_block):
+                f = None
+        if f is not None:  # laid out as the last tensor: one unpack read it (see _Layout)
+            info, ndim, geometry, b, storage, n = layout.info, layout.ndim, f, 4, _NEW, f[-1]
+            p = pos + layout.size
+            at = p - layout.tail
+        else:
+            head = self._fast_head(pos, nobj)
+            if head is None:
+                return _SLOW
+            info, ndim, geometry, at, p, storage, n = head
+            b = 0
+        # sizes, strides and offset are geometry[b:b + 2 * ndim + 1]
+        dtype = info.dtype
+        assert dtype is not None
+        sizes = geometry[b:b + ndim]
+        strides = geometry[b + ndim:b + 2 * ndim]
+        offset = geometry[b + 2 * ndim] - 1
+        if offset < 0 or (ndim and (min(sizes) < 0 or min(strides) < 0)):
+            return _SLOW
+        if storage is _NEW:
+            if dtype.name == "int64":  # a 4-byte-long file widens it: the encoding's own reading
+                if n < 0 or p + n * enc.long_size > enc.size:
+                    return _SLOW
+                enc.pos = p
+                storage = enc.read_storage(dtype, n, info.device)
+                p = enc.pos
+            else:  # as BinaryEncoding.read_storage: a zero-copy slice of the file
+                end = p + n * dtype.itemsize
+                if n < 0 or end > enc.size:
+                    return _SLOW
+                storage = Storage(dtype, n, info.device, enc.buf[p:end], enc.byte_order)
+                p = end
+            new = True
+        else:
+            new = False
+        # A one- or two-dimensional view whose elements lie inside its storage passes _check_view (a
+        # storage's bytes fit the file, so its elements fit 64-bit byte offsets); any other view is
+        # checked by it.
+        numel = 0
+        if ndim == 1:
+            numel, top = sizes[0], strides[0]
+            last = offset + (numel - 1) * top
+        elif ndim == 2:
+            (n0, n1), (s0, s1) = sizes, strides
+            numel, top = n0 * n1, max(s0, s1)
+            last = offset + (n0 - 1) * s0 + (n1 - 1) * s1
+        if not (numel and storage is not None and numel <= storage.numel and last < storage.numel
+                and dtype.itemsize * top < 1 << 63):
+            try:
+                _check_view(sizes, strides, offset, storage, dtype.itemsize, at)
+            except FormatError:
+                enc.pos = pos
+                return _SLOW
+        tensor = Tensor(dtype, sizes, strides, offset, storage, device=info.device, lua=True)
+        self.objects.append(tensor)
+        if new:
+            self.objects.append(storage)
+        enc.pos = p
+        enc.longs_read = True
+        self.count += 2
+        return tensor
+
+    def _fast_head(self, pos: int, nobj: int) -> _Head | None:
+        """The class and geometry of a tensor at ``pos`` with a nil, known or new storage of its class
+        (:data:`_NEW`: its size follows); None for anything else.  A tensor with a new storage makes the
+        reader's :class:`_Layout`."""
+        enc = self.enc
+        buf = enc.buf
+        size = enc.size
+        if pos + 8 > size:
+            return None
+        code, index = self._int2(buf, pos)
+        if code != TORCH or index != nobj + 1:
+            return None
+        found = self._fast_class(pos + 8, _TENSOR_CLASSES)
+        if found is None:
+            return None
+        info, p = found
+        tensor_block = bytes(buf[pos + 8:p])
+        if p + 4 > size:
+            return None
+        ndim = self._int(buf, p)[0]
+        p += 4
+        long_size = enc.long_size
+        if not 0 <= ndim <= T7_NDIM.value or p + (2 * ndim + 1) * long_size > size:
+            return None
+        geometry = self._geometry[ndim](buf, p)
+        p += (2 * ndim + 1) * long_size
+        at = p
+        if p + 8 > size:
+            return None
+        scode, sindex = self._int2(buf, p)
+        if scode == NIL:
+            return info, ndim, geometry, at, p + 4, None, 0
+        if scode != TORCH:
+            return None
+        p += 8
+        if 1 <= sindex <= nobj:
+            storage = self.objects[sindex - 1]
+            if (type(storage) is not Storage or storage.dtype is not info.dtype
+                    or storage.device != info.device):
+                return None
+            return info, ndim, geometry, at, p, storage, 0
+        if sindex != nobj + 2:
+            return None
+        found = self._fast_class(p, _STORAGE_CLASSES)
+        if found is None:
+            return None
+        sinfo, end = found
+        if sinfo.dtype is not info.dtype or sinfo.device != info.device or end + long_size > size:
+            return None
+        storage_block = bytes(buf[p:end])
+        n = self._long(buf, end)[0]
+        self._layout = _Layout(self._geometry.code, tensor_block, ndim, storage_block, info)
+        return info, ndim, geometry, at, end + long_size, _NEW, n
 
     # -- torch objects (spec/t7.md#t7-torch-object) ------------------------------------------------
     def _torch(self) -> Any:
@@ -418,16 +655,20 @@ def _sequence(table: LuaTable, at: int, what: str) -> list[Any]:
 def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
                 storage: Storage | None, width: int, at: int) -> None:
     """Sizes and strides must fit 64-bit byte offsets (spec/t7.md#t7-tensor); a view's elements must lie
-    inside its storage (spec/t7.md#t7-tensor-offset)."""
-    if width * math.prod(n for n in sizes if n) >= 1 << 63 or any(width * s >= 1 << 63 for s in strides):
+    inside its storage (spec/t7.md#t7-tensor-offset).  Sizes and strides are not negative."""
+    nonzero = math.prod(sizes) if 0 not in sizes else math.prod(n for n in sizes if n)
+    if width * nonzero >= 1 << 63 or (strides and width * max(strides) >= 1 << 63):
         raise FormatError("bad-length", at, f"sizes {list(sizes)} or strides {list(strides)} overflow "
                                             f"64-bit byte offsets")
-    numel = math.prod(sizes) if sizes else 0
+    numel = nonzero if sizes and 0 not in sizes else 0
     if numel == 0:
         return
     if storage is None:
         raise FormatError("out-of-bounds", at, f"a tensor of {numel} elements has no storage")
-    last = offset + sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))
+    if len(sizes) == 1:
+        last = offset + (sizes[0] - 1) * strides[0]
+    else:
+        last = offset + sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))
     if last >= storage.numel:
         raise FormatError("out-of-bounds", at, f"the view reaches element {last} of a storage of "
                                                f"{storage.numel}")
@@ -436,9 +677,60 @@ def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
                                                 f"{storage.numel}")
 
 
+# -- what the fast paths know (spec/t7.md#t7-tensor) ----------------------------------------------
+#: Whether :class:`ObjectReader` takes its fast paths (a test turns them off to compare).
+FAST = True
+_TENSOR_CLASSES = {name.encode(): info for name, info in classes.CLASSES.items()
+                   if info.kind == classes.TENSOR}
+_STORAGE_CLASSES = {name.encode(): info for name, info in classes.CLASSES.items()
+                    if info.kind == classes.STORAGE}
+
+
+#: A new storage (its size follows) in a :data:`_Head`.
+_NEW = _Pending()
+#: A tensor's class, dimension count, sizes-strides-offset, where its storage begins, where the storage
+#: ends (a new one: where its elements begin), the storage (None, a known one or _NEW) and a new one's size.
+_Head = tuple[classes.ClassInfo, int, tuple[int, ...], int, int, Any, int]
+
+
+class _Layout:
+    """The bytes of a tensor with a new storage (code, index, class header and name, dimension count,
+    geometry, code, index, storage class header and name, size), as one struct; a tensor laid out the
+    same way (the same classes and dimension count) is read with one unpack (spec/t7.md#t7-tensor)."""
+
+    def __init__(self, code: str, tensor_block: bytes, ndim: int, storage_block: bytes,
+                 info: classes.ClassInfo) -> None:
+        order, long_code = code
+        layout = struct.Struct(f"{order}ii{len(tensor_block)}si{2 * ndim + 1}{long_code}ii"
+                               f"{len(storage_block)}s{long_code}")
+        self.unpack = layout.unpack_from
+        self.size = layout.size
+        self.tensor_block = tensor_block
+        self.storage_block = storage_block
+        self.ndim = ndim
+        self.info = info
+        #: Bytes from the end of the geometry to the end of the layout.
+        self.tail = 8 + len(storage_block) + struct.calcsize(order + long_code)
+
+
+
+class _GeometryStructs(dict[int, Any]):
+    """``unpack_from`` of ``2 * ndim + 1`` longs (``code``: byte order and long), made when first asked."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code
+
+    def __missing__(self, ndim: int) -> Any:
+        unpack = self[ndim] = struct.Struct(f"{self.code[0]}{2 * ndim + 1}{self.code[1]}").unpack_from
+        return unpack
+
+
 # -- the whole file (spec/t7.md#t7-detect) -----------------------------------------------------------
 #: The values that nest in a ``.t7`` description (each is shareable: spec/canonical.md#canonical-sharing).
 _COMPOSITE = (LuaTable, TorchObject, LuaFunction, list)
+#: Types of values that never nest (a quick test before ``isinstance(x, _COMPOSITE)``).
+_PLAIN = frozenset({str, bytes, float, bool, type(None), Tensor, Storage})
 
 
 def _check_described_depth(objects: list[Any], limit: int) -> None:
@@ -464,7 +756,7 @@ def _check_described_depth(objects: list[Any], limit: int) -> None:
             raise FormatError("limit-exceeded", None,
                               f"the description would nest objects deeper than {limit}")
         pairs = value.items if type(value) is LuaTable else ((c, None) for c in children(value))
-        kids = [x for kv in pairs for x in kv if isinstance(x, _COMPOSITE)]
+        kids = [x for kv in pairs for x in kv if type(x) not in _PLAIN and isinstance(x, _COMPOSITE)]
         if kids:
             stack.extend((child, depth) for child in reversed(kids))
 
