@@ -376,8 +376,8 @@ def targets(by_key: dict[str, Measured], suite_wall: float | None) -> list[Targe
     return out
 
 
-def render(measured: list[Measured], tgts: list[Target], suite: tuple[float, float, str] | None, args: Any,
-           loads: list[tuple[float, float, float]], started: datetime.datetime, seconds: float) -> str:
+def render(measured: list[Measured], tgts: list[Target], suite: tuple[float, float, str, str] | None,
+           args: Any, loads: list[tuple[float, float, float]], started: datetime.datetime, seconds: float) -> str:
     quick = " --quick" if args.quick else ""
     lines = [
         "# Benchmarks: the reference reader against its peers",
@@ -416,9 +416,10 @@ def render(measured: list[Measured], tgts: list[Target], suite: tuple[float, flo
     if suite is None:
         lines.append("Not measured in this run (`--no-suite`).")
     else:
-        wall, cpu, last = suite
+        wall, cpu, loads, last = suite
         lines.append(f"`python -m pytest conformance` (as `benchmarks/suite_speed.py` runs it): wall "
-                     f"{wall:.1f} s, CPU {cpu:.1f} s of the run and its children; pytest: {last}.")
+                     f"{wall:.1f} s, CPU {cpu:.1f} s of the run and its children (load average {loads}); "
+                     f"pytest: {last}.")
     return "\n".join(lines) + "\n"
 
 
