@@ -6,7 +6,8 @@ harness's own self-tests.  With ``--reader`` naming another reader, only the rea
 self-tests test the harness, not the reader; ``--self-tests`` brings them back).  ``--format`` and
 ``--features`` select cases; ``--declines`` says once that the reader declines whole formats.  Runs are
 started in a small thread pool as soon as collection ends (each run is a subprocess, so two at a time
-keep two cores busy); each test then waits for its own run and judges it.  The run's header says which
+keep two cores busy); the self-tests run first, meanwhile, and each case's test then waits for its own
+run and judges it.  The run's header says which
 tiers ran, and its end shows the reader's results per format and category.
 """
 
@@ -240,28 +241,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         runs_reader = "suite" in getattr(item, "fixturenames", ())
         case = item.callspec.params.get("case") if hasattr(item, "callspec") else None
+        generated = isinstance(case, Case) and case.tier == "generated"
         if not runs_reader and not self_tests:
             drop.append(item)
-        elif isinstance(case, Case) and not suite.selects(case):
+        elif isinstance(case, Case) and not generated and not suite.selects(case):
             drop.append(item)
-        elif runs_reader and (suite.formats or suite.features) and not isinstance(case, Case) \
+        elif runs_reader and (suite.formats or suite.features) and (generated or not isinstance(case, Case)) \
                 and not _generated_selected(item, suite):
             drop.append(item)
         else:
             keep.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    # The reader's runs start in the pool as soon as collection ends (pytest_collection_finish): the tests
+    # that only judge them go last, so that the self-tests use the main thread meanwhile instead of
+    # waiting behind the runs.  Each group keeps its collected order.
+    items[:] = sorted(keep, key=_order)
 
 
 def _generated_selected(item: pytest.Item, suite: Suite) -> bool:
     """A generated reader test (truncations, unsafe globals) kept by ``--format``: its format is its
-    ``fmt`` parameter or the format folder of its case id; ``--features`` leaves them out."""
+    ``fmt`` parameter or its generated case's; ``--features`` leaves them out."""
     if suite.features:
         return False
     params = item.callspec.params if hasattr(item, "callspec") else {}
-    case_id = str(params.get("case_id", ""))  # generated/truncation/<format>/<name>@<offset>
-    fmt = params.get("fmt") or (case_id.split("/")[2] if case_id.count("/") >= 3 else "")
+    case = params.get("case")
+    fmt = params.get("fmt") or (case.format if isinstance(case, Case) else "")
     return not suite.formats or format_matches(str(fmt), suite.formats)
 
 
@@ -291,7 +296,30 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None and cases:
         reporter.write_line(tiers_line(suite, cases))
+    if session.config.option.collectonly:  # nothing will be judged
+        return
     suite.prefetch(cases)
+    start_self_test_runs(session.items)
+
+
+def start_self_test_runs(items: list[pytest.Item]) -> None:
+    """Call ``start_runs(selected)`` of each test module that has one, with its selected tests: a
+    self-test whose subprocesses take seconds (adapters and differential workers starting torch) starts
+    them here, in its own threads, and its tests later judge what they did, each its own."""
+    selected: dict[Any, list[pytest.Item]] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if callable(getattr(module, "start_runs", None)):
+            selected.setdefault(module, []).append(item)
+    for module, its_items in selected.items():
+        module.start_runs(its_items)
+
+
+def _order(item: pytest.Item) -> tuple[bool, bool]:
+    """Self-tests first, those whose runs started at collection (``start_runs``) after the others, so
+    that their runs have had time; then the tests that judge the reader's runs (``suite``)."""
+    return ("suite" in getattr(item, "fixturenames", ()),
+            callable(getattr(getattr(item, "module", None), "start_runs", None)))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

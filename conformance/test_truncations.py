@@ -1,8 +1,8 @@
 """Real files cut at their structural boundaries are ``truncated`` (spec/canonical.md#canonical-error-codes).
 
-Generated at test time, never committed: a few committed accept cases per format are cut at offsets where
-a structure starts (or, for a few fields, in its middle), each cut is written under pytest's temporary
-folder and run through the reader under test, which must exit 1 with ``truncated``.  Each cut is its own
+Generated at collection, never committed: a few committed accept cases per format are cut at offsets where
+a structure starts (or, for a few fields, in its middle), each cut is written to a temporary folder and
+run through the reader under test, which must exit 1 with ``truncated``.  Each cut is its own
 test, ``generated/truncation/<case-id>@<offset>``, recorded in ``--report-json`` with tier ``generated``.
 
 Boundaries, found from the file's own layout (never by reading it with torchfmt):
@@ -19,11 +19,15 @@ Boundaries, found from the file's own layout (never by reading it with torchfmt)
 
 from __future__ import annotations
 
+import atexit
 import io
 import pickletools
+import shutil
 import struct
+import tempfile
 import zipfile
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from generators.adversarial.t7 import truncation_points
@@ -140,36 +144,42 @@ def _cuts() -> list[tuple[Case, int]]:
 CUTS = _cuts()
 
 
-@pytest.fixture(scope="module")
-def cut_cases(tmp_path_factory: pytest.TempPathFactory, suite) -> dict[str, Case]:
-    """Every cut written to a temporary folder as a reject case, its run started in the suite's pool."""
-    folder = tmp_path_factory.mktemp("truncations")
-    cases = {}
-    for base, cut in CUTS:
+def _cut_cases(cuts: list[tuple[Case, int]]) -> list[Case]:
+    """Every cut written to a temporary folder (removed when the session ends) as a reject case: written
+    at collection, so that the suite starts their runs with the committed cases' (conftest.py)."""
+    top = Path(tempfile.mkdtemp(prefix="torchfmt-truncations-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    # named as pytest's tmp_path_factory.mktemp("truncations") names its first folder: the sample of cuts
+    # run by the command (conftest.cold_sample, fixed by folder and file name) stays the same
+    folder = top / "truncations0"
+    folder.mkdir()
+    cases = []
+    for base, cut in cuts:
         case_id = f"generated/truncation/{base.id}@{cut}"
         path = folder / f"{base.id.replace('/', '--')}@{cut}{base.path.suffix}"
         path.write_bytes(base.path.read_bytes()[:cut])
-        cases[case_id] = Case(id=case_id, tier="generated", category="reject", format=base.format,
-                              path=path, features=sorted({*base.features, "adv-truncated"}),
-                              spec=["canonical.md#canonical-error-codes"], hints=base.hints,
-                              errors=("truncated",))
-    suite.prefetch(list(cases.values()))
+        cases.append(Case(id=case_id, tier="generated", category="reject", format=base.format,
+                          path=path, features=sorted({*base.features, "adv-truncated"}),
+                          spec=["canonical.md#canonical-error-codes"], hints=base.hints,
+                          errors=("truncated",)))
     return cases
+
+
+CUT_CASES = _cut_cases(CUTS)
 
 
 @pytest.mark.spec("canonical.md#canonical-error-codes", "canonical.md#canonical-reader-cli",
                   "t7.md#t7-stream", "t7.md#t7-limits", "pt-zip.md#pt-zip-container",
                   "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes")
-@pytest.mark.parametrize("case_id", [f"generated/truncation/{b.id}@{cut}" for b, cut in CUTS])
-def test_truncated(case_id: str, cut_cases: dict[str, Case], suite) -> None:
-    case = cut_cases[case_id]
+@pytest.mark.parametrize("case", CUT_CASES, ids=[c.id for c in CUT_CASES])
+def test_truncated(case: Case, suite) -> None:
     run = suite.result(case) if suite.gives(case) else None
     verdict = suite.judge(case, run)
     suite.record(case, verdict, run)
     if verdict.outcome == "declined":
         pytest.skip(verdict.detail)
     if verdict.outcome != "pass":  # the reader's failure, without the harness's traceback
-        pytest.fail(f"{case_id} (reject, cut of {case.path.name}): {verdict.detail}", pytrace=False)
+        pytest.fail(f"{case.id} (reject, cut of {case.path.name}): {verdict.detail}", pytrace=False)
 
 
 def test_every_format_is_cut_at_enough_points() -> None:

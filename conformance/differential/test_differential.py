@@ -8,9 +8,12 @@ The sample: one seeded mutation per mutator of every fifth committed accept ``.p
 from __future__ import annotations
 
 import copy
+import importlib.util
 import random
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness.runner import Run
@@ -25,10 +28,47 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = 2026
 
 
+def _sample(bases) -> list:
+    return list(mutation_variants(SEED, 1, bases[::5])) + family_variants(["zip-lookup"])
+
+
+#: The sample's run, started by :func:`start_runs`: its :class:`Differential` and (variants, rows).
+STARTED: dict[str, Any] = {}
+
+
+def start_runs(selected: list[pytest.Item] | None = None) -> None:
+    """Start the workers and the sample's runs in a thread (conftest.py calls this when collection ends,
+    when the sample's test is selected and torch is installed); the tests take them in turn."""
+    if STARTED or importlib.util.find_spec("torch") is None:
+        return
+    if selected is not None and not any(i.originalname == "test_sample_has_no_real_disagreement"
+                                        for i in selected if isinstance(i, pytest.Function)):
+        return
+    d = Differential().__enter__()
+
+    def sample() -> tuple[list, list]:
+        variants = _sample(accept_bases())
+        return variants, [d.check(v) for v in variants]
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="differential")
+    STARTED.update(diff=d, rows=pool.submit(sample))
+    pool.shutdown(wait=False)
+
+
 @pytest.fixture(scope="module")
 def diff(needs_torch):
-    with Differential() as d:
+    """The sample's :class:`Differential`, once the sample is through it (its workers answer one file at
+    a time), or a new one when the sample's test is not selected."""
+    if not STARTED:
+        with Differential() as d:
+            yield d
+        return
+    d = STARTED["diff"]
+    try:
+        STARTED["rows"].exception()
         yield d
+    finally:
+        d.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="module")
@@ -36,15 +76,14 @@ def bases():
     return accept_bases()
 
 
-def _sample(bases) -> list:
-    return list(mutation_variants(SEED, 1, bases[::5])) + family_variants(["zip-lookup"])
-
-
 @pytest.mark.spec("canonical.md#canonical-differential")
-def test_sample_has_no_real_disagreement(diff, bases) -> None:
-    variants = _sample(bases)
+def test_sample_has_no_real_disagreement(diff) -> None:
+    if STARTED:
+        variants, rows = STARTED["rows"].result()
+    else:  # not started at collection (conftest.py did not select it then)
+        variants = _sample(accept_bases())
+        rows = [diff.check(v) for v in variants]
     assert len(variants) > 100
-    rows = [diff.check(v) for v in variants]
     real = [f"{r.variant.name}: {r.verdict.klass}: {r.verdict.detail[:200]}" for r in rows if r.verdict.real]
     assert not real, "\n".join(real)
     classes = {r.verdict.klass for r in rows}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ from .vocabulary import (
     ANCHOR_RE,
     CATEGORIES,
     CONFORMANCE,
+    ERRORS_FILE,
+    FEATURES_FILE,
     FORMATS,
     HINT_VALUES,
     ROOT,
@@ -266,15 +268,55 @@ def load_case(folder: Path) -> Case:
     return case
 
 
+#: Per cases folder: the fingerprint of its files and the cases read from them (one read per session
+#: while nothing changes: the suite's test modules each ask for every case at collection).
+_READ: dict[Path, tuple[tuple[tuple[str, int, int], ...], list[Case]]] = {}
+#: The same for the corpus tier, per corpus root (with conformance/corpus.yaml in the fingerprint).
+_READ_CORPUS: dict[Path, tuple[tuple[tuple[str, int, int], ...], list[Case]]] = {}
+
+
+def _fingerprint(folder_read: Path, also: tuple[Path, ...] = (ERRORS_FILE,)
+                 ) -> tuple[tuple[str, int, int], ...]:
+    """(path, size, mtime_ns) of every file under ``folder_read``, of features.yaml and of ``also`` (the
+    other files validation reads; -1 for one that is missing)."""
+    out = []
+    for folder, dirs, files in os.walk(folder_read):
+        dirs.sort()
+        for name in sorted(files):
+            st = os.stat(os.path.join(folder, name))
+            out.append((os.path.join(folder, name), st.st_size, st.st_mtime_ns))
+    for extra in (*also, FEATURES_FILE):
+        st = extra.stat() if extra.exists() else None
+        out.append((str(extra), st.st_size if st else -1, st.st_mtime_ns if st else -1))
+    return tuple(out)
+
+
+def _copy(case: Case) -> Case:
+    """A case a caller may change without changing the remembered one (descriptions are shared: nothing
+    changes an expected description in place)."""
+    return replace(case, features=list(case.features), spec=list(case.spec), hints=dict(case.hints),
+                   provenance=dict(case.provenance), problems=list(case.problems))
+
+
 def committed_cases(cases_dir: Path = CASES_DIR) -> list[Case]:
     """Every case folder ``cases/<format>/<id>/``, validated, sorted by id.
 
     A ``case.yaml`` at any other depth, or a format folder that is not a known format, is reported as a
-    case with a problem rather than ignored.
+    case with a problem rather than ignored.  The folder is read again only when a file under it (or
+    features.yaml, errors.py) changed since the last read.
     """
-    out: list[Case] = []
     if not cases_dir.is_dir():
-        return out
+        return []
+    key = cases_dir.resolve()
+    fingerprint = _fingerprint(cases_dir)
+    seen = _READ.get(key)
+    if seen is None or seen[0] != fingerprint:
+        seen = _READ[key] = (fingerprint, _read_committed(cases_dir))
+    return [_copy(c) for c in seen[1]]
+
+
+def _read_committed(cases_dir: Path) -> list[Case]:
+    out: list[Case] = []
     for fmt_dir in sorted(cases_dir.iterdir()):
         if not fmt_dir.is_dir():
             continue
@@ -433,7 +475,17 @@ def corpus_cases(root: Path | None = None, metadata: dict[str, Any] | None = Non
     :func:`corpus_metadata`) adds features, spec anchors and notes to the files it names.
     """
     root = corpus_root() if root is None else root
-    metadata = corpus_metadata() if metadata is None else metadata
+    if metadata is not None:
+        return _read_corpus(root, metadata)
+    key = root.resolve()
+    fingerprint = _fingerprint(root, (CORPUS_METADATA,)) if root.is_dir() else ()
+    seen = _READ_CORPUS.get(key)
+    if seen is None or seen[0] != fingerprint or not fingerprint:
+        seen = _READ_CORPUS[key] = (fingerprint, _read_corpus(root, corpus_metadata()))
+    return [_copy(c) for c in seen[1]]
+
+
+def _read_corpus(root: Path, metadata: dict[str, Any]) -> list[Case]:
     out: list[Case] = []
     for tier in CORPUS_TIERS:
         tier_dir = root / tier

@@ -1,7 +1,8 @@
 """A warm start for the reference reader: the same ``torchfmt dump`` without a new interpreter per run.
 
 ``python -m torchfmt dump PATH`` spends most of a small case importing Python and numpy.  A
-:class:`WarmServer` is a process that has imported :mod:`torchfmt.cli` once and forks one child per run;
+:class:`WarmServer` is a process that has imported :mod:`torchfmt.cli` and the reader's modules once
+(:func:`warm_up`) and forks one child per run;
 the child takes the run's limits, folder, environment and standard streams exactly as
 :func:`harness.runner.run_reader` gives them to a command, calls the ``torchfmt.cli.main`` that
 ``python -m torchfmt`` calls with the same arguments, and exits with its status.  Each run is a fresh
@@ -13,8 +14,11 @@ command.
 
 from __future__ import annotations
 
+import gc
+import importlib
 import json
 import os
+import pkgutil
 import resource
 import select
 import subprocess
@@ -136,10 +140,28 @@ def _child(request: dict, proto: tuple[int, int]) -> None:
     os._exit(status)
 
 
+#: The reader's subpackages: ``torchfmt dump`` imports the one a file's format needs when it meets the
+#: file, so the server imports them all once instead of every child importing its own.
+READER_PACKAGES = ("torchfmt.pickle", "torchfmt.pt", "torchfmt.t7")
+
+
+def warm_up() -> None:
+    """Import what ``torchfmt dump`` imports, at its start or on its way, without reading any file: the
+    CLI and every module of the reader's subpackages; then freeze the heap, so that a child's garbage
+    collections do not copy the server's pages that the child only reads."""
+    import torchfmt.cli  # noqa: F401
+
+    for name in READER_PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.iter_modules(package.__path__, name + "."):
+            importlib.import_module(info.name)
+    gc.collect()
+    gc.freeze()
+
+
 def serve() -> None:
     """The server's loop: one JSON request per line on stdin, ``{"pid"}`` then ``{"status"}`` back."""
-    import torchfmt.cli  # noqa: F401 - the warm part: everything ``torchfmt dump`` imports
-
+    warm_up()
     requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the children's stdout is theirs alone
     sys.stdout.flush()

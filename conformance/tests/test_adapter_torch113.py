@@ -1,18 +1,25 @@
 """The ``torch113`` adapter (conformance/adapters/torch113/): torch_reader.py under Debian's
 ``python3-torch`` 1.13, on a few committed cases (spec/canonical.md#canonical-reader-cli).  Run when
-``conformance/adapters/torch113/setup`` has installed it (not in CI: over two minutes of apt).
+``conformance/adapters/torch113/setup`` has installed it (CI runs the setup; about 10 s of tests).
 """
 
 from __future__ import annotations
 
 import pytest
-from adapter_runs import committed, verdict
+from adapter_runs import committed, start, verdict
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
+READS = ["pt-zip/dtype-float32", "pt-legacy/state-dict-mlp-torch1.13", "pt-legacy/dtype-float64-torch1.13"]
+REFUSES = ["pt-zip/adv-gadget-os-system", "pt-zip/dtype-uint16",
+           "pt-zip/quantized-qint8-per-channel-torch1.13", "pt-torchscript/torchscript-tiny"]
 
 
-@pytest.mark.parametrize("case_id", ["pt-zip/dtype-float32", "pt-legacy/state-dict-mlp-torch1.13",
-                                     "pt-legacy/dtype-float64-torch1.13"])
+def start_runs(selected: list[pytest.Item]) -> None:
+    """The module's runs (each starts torch 1.13), side by side from the end of collection (conftest.py)."""
+    start("torch113", READS + REFUSES)
+
+
+@pytest.mark.parametrize("case_id", READS)
 def test_torch113_reads_its_own_files_exactly(case_id: str) -> None:
     assert verdict("torch113", committed(case_id))[:2] == ("pass", "pass")
 

@@ -8,16 +8,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from adapter_runs import committed, verdict
+from adapter_runs import committed, start, verdict
 from harness.cases import Case
 from harness.runner import CANARY
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
+READS = ["pt-zip/state-dict-mlp", "pt-legacy/views-shared-storage", "pt-zip/python-bytes",
+         "pt-zip/protocol-4", "pt-torchscript/torchscript-tiny"]
 
 
-@pytest.mark.parametrize("case_id", ["pt-zip/state-dict-mlp", "pt-legacy/views-shared-storage",
-                                     "pt-zip/python-bytes", "pt-zip/protocol-4",
-                                     "pt-torchscript/torchscript-tiny"])
+def start_runs(selected: list[pytest.Item]) -> None:
+    """The module's runs (each starts torch), side by side from the end of collection (conftest.py)."""
+    start("torch-full", READS)
+
+
+@pytest.mark.parametrize("case_id", READS)
 def test_torch_full_reads_what_weights_only_refuses(case_id: str) -> None:
     """weights_only=False loads bytes, protocol 4 and TorchScript (through torch.jit.load) exactly."""
     assert verdict("torch-full", committed(case_id))[:2] == ("pass", "pass")

@@ -9,9 +9,16 @@ must describe the same (spec/canonical.md#canonical-comparison).
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import importlib.util
+import io
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +29,6 @@ from harness.compare import compare
 pytestmark = pytest.mark.spec("pickle.md#pickle-keys")  # counted by spec/traceability.py
 
 CONFORMANCE = Path(__file__).resolve().parents[1]
-REFERENCE = CONFORMANCE.parent / "reference_impl"
 
 #: What the requirement says torch builds: (items, the kept key's type, the first item's value).
 SAID: dict[str, tuple[int, str, str | None]] = {
@@ -47,25 +53,47 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("hardening-accepts")
-    out = {}
-    for name, body, *_ in pickle_hardening.ACCEPTS:
-        path = folder / f"{name}.pt"
-        path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
-        out[name] = path
-    return out
+#: The files (written by :func:`start_runs`) and torch's descriptions of them (its run, started there).
+STARTED: dict[str, Any] = {}
 
 
-@pytest.fixture(scope="module")
-def by_torch(files: dict[str, Path], needs_torch: None) -> dict[str, Any]:
+def _by_torch(files: dict[str, Path]) -> dict[str, Any]:
     """torch_describe of ``torch.load(weights_only=True)`` for each file, in one subprocess."""
     script = _TORCH.format(conformance=str(CONFORMANCE))
     r = subprocess.run([sys.executable, "-c", script, json.dumps({k: str(v) for k, v in files.items()})],
                        capture_output=True, text=True, timeout=300, cwd=files[next(iter(files))].parent)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def start_runs(selected: list[pytest.Item] | None = None) -> None:
+    """Write the files and start torch's run on them in a thread (conftest.py calls this when collection
+    ends; torch starts in seconds)."""
+    if STARTED:
+        return
+    folder = Path(tempfile.mkdtemp(prefix="torchfmt-hardening-accepts-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    files = {}
+    for name, body, *_ in pickle_hardening.ACCEPTS:
+        path = folder / f"{name}.pt"
+        path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
+        files[name] = path
+    STARTED["files"] = files
+    if importlib.util.find_spec("torch") is not None:
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hardening")
+        STARTED["by_torch"] = pool.submit(_by_torch, files)
+        pool.shutdown(wait=False)
+
+
+@pytest.fixture(scope="module")
+def files() -> dict[str, Path]:
+    start_runs()
+    return STARTED["files"]
+
+
+@pytest.fixture(scope="module")
+def by_torch(files: dict[str, Path], needs_torch: None) -> dict[str, Any]:
+    return STARTED["by_torch"].result()
 
 
 @pytest.mark.parametrize("name", sorted(SAID))
@@ -83,7 +111,12 @@ def test_torch_merges_keys_as_the_requirement_says(by_torch: dict[str, Any], nam
 @pytest.mark.parametrize("name", [n for n, *_ in pickle_hardening.ACCEPTS])
 def test_reference_reader_describes_what_torch_loads(files: dict[str, Path], by_torch: dict[str, Any],
                                                      name: str) -> None:
-    r = subprocess.run([sys.executable, "-m", "torchfmt", "dump", str(files[name])], capture_output=True,
-                       text=True, timeout=120, env={"PYTHONPATH": str(REFERENCE), "PATH": "/usr/bin:/bin"})
-    assert r.returncode == 0, r.stderr
-    assert compare(by_torch[name], json.loads(r.stdout)) == []
+    """What ``torchfmt dump`` prints, from its ``main`` in this process (the command itself runs every
+    committed case; this test is about the description, not the process)."""
+    from torchfmt.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["dump", str(files[name])])
+    assert status == 0, err.getvalue()
+    assert compare(by_torch[name], json.loads(out.getvalue())) == []

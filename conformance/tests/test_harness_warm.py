@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from harness import warm
 from harness.cases import committed_cases
 from harness.fswatch import TreeWatch
 from harness.readers import resolve
-from harness.runner import run_reader
+from harness.runner import Run, run_reader
 
 pytestmark = [pytest.mark.spec("canonical.md#canonical-reader-cli"),
               pytest.mark.skipif(not warm.available(), reason="no fork here: the harness runs the command")]
@@ -40,10 +41,33 @@ def _cases() -> list:
     return picked + [by_id[i] for i in ("t7-ascii/" + "table-nested",) if i in by_id]
 
 
-@pytest.mark.parametrize("case", _cases(), ids=lambda c: c.id)
-def test_a_warm_run_is_the_command(case, server) -> None:
-    cold = run_reader(REFERENCE, case.path, case.hints)
+CASES = _cases()
+
+
+#: The command's run of each case (a new interpreter each), started side by side by :func:`start_runs`.
+COMMANDS: dict[str, Future[Run]] = {}
+
+
+def start_runs(selected: list[pytest.Item] | None = None) -> None:
+    """Start the command's runs (conftest.py calls this when collection ends); the tests make the warm
+    runs one by one and compare."""
+    if not COMMANDS and (selected is None or any(i.originalname == "test_a_warm_run_is_the_command"
+                                                 for i in selected if isinstance(i, pytest.Function))):
+        pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="command")
+        COMMANDS.update({c.id: pool.submit(run_reader, REFERENCE, c.path, c.hints) for c in CASES})
+        pool.shutdown(wait=False)
+
+
+@pytest.fixture(scope="module")
+def commands() -> dict[str, Future[Run]]:
+    start_runs()
+    return COMMANDS
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_a_warm_run_is_the_command(case, server, commands: dict[str, Future[Run]]) -> None:
     hot = run_reader(REFERENCE, case.path, case.hints, launch=server.start)
+    cold = commands[case.id].result()
     assert (hot.status, hot.stdout, hot.stderr) == (cold.status, cold.stdout, cold.stderr)
     assert hot.outcome == cold.outcome and hot.problems == cold.problems == []
 

@@ -8,9 +8,11 @@ safetensors file that ``safetensors.numpy.load_file`` reads equal.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,11 +21,14 @@ from typing import Any
 import numpy as np
 import pytest
 import torchfmt
+from torch113 import describe_many, features, needs_torch113, unrepresentable
 from torchfmt.convert import ConvertError, convert
+from torchfmt.errors import ERROR_CODES
+from torchfmt.model import LuaFunction, LuaTable
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
-from harness.cases import committed_cases, corpus_root  # noqa: E402
+from harness.cases import committed_cases, corpus_cases, corpus_root  # noqa: E402
 from harness.compare import compare  # noqa: E402
 
 try:
@@ -89,6 +94,124 @@ def test_lua_model_becomes_a_state_dict_torch_loads(name: str, tmp_path: Path) -
         assert list(t.shape) == lua[digest], key
 
 
+#: A Lua nn module's state as PyTorch's modules register it (Linear, Conv*, BatchNorm*): parameters,
+#: then buffers.
+PYTORCH_STATE = ("weight", "bias", "running_mean", "running_var", "running_std", "num_batches_tracked")
+
+
+class LuaDescription:
+    """PyTorch's names for an nn model, found by walking real Lua Torch's description of it (the
+    corpus' expected file), apart from our reader: ``(name, tensor description)`` in state_dict order."""
+
+    MODULE_PACKAGES = ("nn", "cudnn", "cunn", "nngraph", "rnn", "dpnn")
+
+    def __init__(self, expected: dict[str, Any]) -> None:
+        self.ids: dict[str, Any] = {}
+        stack: list[Any] = [expected["objects"]]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, dict):
+                if "id" in v and v.get("type") != "ref":
+                    self.ids[v["id"]] = v
+                stack.extend(v.values())
+            elif isinstance(v, list):
+                stack.extend(v)
+
+    def at(self, v: Any) -> Any:
+        return self.ids[v["id"]] if isinstance(v, dict) and v.get("type") == "ref" else v
+
+    def fields(self, obj: dict[str, Any]) -> dict[Any, Any]:
+        table = self.at(obj["value"])
+        return {k.get("value"): self.at(x) for k, x in table["items"]} if table["type"] == "table" else {}
+
+    def array(self, table: Any) -> list[Any]:
+        items = sorted((float(k["value"]), self.at(x)) for k, x in table["items"] if k["type"] == "float")
+        return [x for _, x in items] if [k for k, _ in items] == list(range(1, len(items) + 1)) else []
+
+    def is_module(self, v: Any) -> bool:
+        return isinstance(v, dict) and v.get("type") == "torch_object" and v["class"] != "nngraph.Node" \
+            and v["class"].split(".")[0] in self.MODULE_PACKAGES and self.at(v["value"])["type"] == "table"
+
+    def children(self, module: dict[str, Any]) -> list[Any]:
+        fields = self.fields(module)
+        if module["class"] == "nn.gModule" and "forwardnodes" in fields:
+            kids: list[Any] = []
+            for node in self.array(fields["forwardnodes"]):
+                data = self.fields(node).get("data")
+                mod = {k.get("value"): self.at(x) for k, x in data["items"]}.get("module") if data else None
+                if self.is_module(mod) and all(mod is not k for k in kids):
+                    kids.append(mod)
+            return kids
+        if "modules" in fields:
+            return [m for m in self.array(fields["modules"]) if self.is_module(m)]
+        return [fields["module"]] if self.is_module(fields.get("module")) else []
+
+    def names(self, module: dict[str, Any], prefix: str = "", seen: set[int] | None = None
+              ) -> list[tuple[str, Any]]:
+        seen = set() if seen is None else seen
+        if id(module) in seen:
+            return []
+        seen.add(id(module))
+        fields = self.fields(module)
+        out = [(prefix + f, fields[f]) for f in PYTORCH_STATE if isinstance(fields.get(f), dict)
+               and fields[f].get("type") == "tensor"]
+        for i, child in enumerate(self.children(module)):
+            out += self.names(child, f"{prefix}{i}.", seen)
+        return out
+
+
+def _corpus_lua_models() -> list[Path]:
+    """Every corpus .t7 file real Lua Torch read as one nn module."""
+    out = []
+    for path in sorted(CORPUS.glob("*/*.t7")) if CORPUS.is_dir() else []:
+        expected = json.loads(Path(f"{path}.expected.json").read_text())
+        objects = expected.get("objects", [])
+        if len(objects) == 1 and LuaDescription(expected).is_module(objects[0]):
+            out.append(path)
+    return out
+
+
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert")
+def test_every_corpus_lua_model_gets_pytorchs_names(tmp_path: Path) -> None:
+    """Each corpus file real Lua Torch reads as one nn model converts to a state_dict torch 2.13 loads with
+    ``weights_only=True`` whose names, in order, are the ones PyTorch's nn rule gives when applied to
+    Lua Torch's own description of the model (container indexes from 0, nested; a gModule's modules in
+    forwardnodes order), each name holding that description's tensor (dtype, shape, values)."""
+    models = _corpus_lua_models()
+    names = 0
+    for n, source in enumerate(models):
+        expected = json.loads(Path(f"{source}.expected.json").read_text())
+        lua = LuaDescription(expected)
+        want = lua.names(expected["objects"][0])
+        out = tmp_path / f"{n}.pt"
+        hints = next((c.hints for c in corpus_cases() if c.path == source), None) or {}
+        env = {f"TORCHFMT_T7_{k.upper()}": str(v) for k, v in hints.items()}
+        proc = _cli(str(source), str(out), "--json", env=env)
+        assert proc.returncode == 0, (source.name, proc.stderr)
+        state = torch.load(out, weights_only=True)
+        assert list(state) == [name for name, _ in want], source.name
+        for (name, desc), t in zip(want, state.values(), strict=True):
+            assert str(t.dtype).removeprefix("torch.") == desc["dtype"], (source.name, name)
+            assert (list(t.shape), _sha256(t)) == (desc["shape"], desc["sha256"]), (source.name, name)
+        names += len(want)
+    print(f"\n{len(models)} corpus Lua nn models, {names} tensors named as PyTorch's nn names them")
+    assert len(models) >= 15 and names >= 100
+
+
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert")
+def test_values_a_torch_class_reads_as_a_list_convert_too(tmp_path: Path) -> None:
+    """tds.Vec reads as a list: its items become Python values too, a shared tds.Hash stays one dict."""
+    out = tmp_path / "tds.pt"
+    convert(str(CORPUS / "lua-torch" / "tds_hash_vec.t7"), str(out))
+    obj = torch.load(out, weights_only=True)
+    assert obj["v"][:2] == [123, "s"] and obj["v"][2] is obj["h"]
+    assert obj["h"]["key"] == "value" and obj["h"][1] == 2 and obj["h"][2.5].tolist() == [1.0, 2.0]
+
+
 @needs_corpus
 @pytest.mark.spec("t7.md#t7-convert")
 def test_training_buffers_on_request(tmp_path: Path) -> None:
@@ -100,18 +223,158 @@ def test_training_buffers_on_request(tmp_path: Path) -> None:
     assert "0.gradWeight" not in torchfmt.load(tmp_path / "a.pt")
 
 
+def _torch_desc(path: Path) -> dict[str, Any]:
+    loaded = td.torch_load(path, True)
+    return td.describe(loaded.obj, "pt", locations=loaded.locations)
+
+
 @needs_torch
 @pytest.mark.spec("pt-zip.md#pt-zip-write", "pt-legacy.md#pt-legacy-write")
 def test_legacy_to_zip_and_back(tmp_path: Path) -> None:
-    """A committed legacy checkpoint converts to a zip file torch loads as it loads the original, and back."""
-    case = next(c for c in committed_cases() if c.id == "pt-legacy/checkpoint-adam")
-    original = td.describe(td.torch_load(case.path, True).obj, "pt")
-    zipped, legacy = tmp_path / "z.pt", tmp_path / "l.pt"
-    assert convert(str(case.path), str(zipped)).target == "pt-zip"
-    assert zipped.read_bytes()[:4] == b"PK\x03\x04"
-    convert(str(zipped), str(legacy), "pt-legacy")
-    for path in (zipped, legacy):
-        assert compare(original, td.describe(td.torch_load(path, True).obj, "pt")) == []
+    """Every committed legacy (pre-1.6) accept case torch 2.13 loads converts to a zip file torch 2.13
+    loads with ``weights_only=True`` as it loads the original, and that zip back to a legacy file too."""
+    compared = 0
+    legacy = [c for c in committed_cases() if c.format == "pt-legacy" and c.category == "accept"]
+    for n, case in enumerate(legacy):
+        try:
+            original = _torch_desc(case.path)
+        except Exception:
+            continue  # torch 2.13 refuses the original (an old protocol, a value weights_only refuses)
+        zipped, back = tmp_path / f"z{n}.pt", tmp_path / f"l{n}.pt"
+        assert convert(str(case.path), str(zipped)).target == "pt-zip"
+        assert zipped.read_bytes()[:4] == b"PK\x03\x04"
+        convert(str(zipped), str(back), "pt-legacy")
+        for path in (zipped, back):
+            assert compare(original, _torch_desc(path)) == [], (case.id, path.name)
+        compared += 1
+    assert compared >= 60
+
+
+@needs_torch
+@needs_torch113
+@pytest.mark.spec("pt-legacy.md#pt-legacy-write")
+def test_zip_to_legacy_for_torch113(tmp_path: Path) -> None:
+    """For old torches: each committed zip accept case converts to a legacy file that torch 1.13 loads
+    as torch 2.13 loads the original, unless the object holds a feature torch 1.13 does not load from
+    torch 2.13's own ``torch.save`` either (measured by probes, tests/torch113.py)."""
+    cases = [c for c in committed_cases() if c.format == "pt-zip" and c.category == "accept"]
+    converted, examples, refused = [], {}, 0
+    for n, case in enumerate(cases):
+        try:
+            truth = _torch_desc(case.path)
+        except Exception:
+            continue  # torch 2.13 refuses the original: no truth to compare with
+        out = tmp_path / f"{n}.pt"
+        try:
+            convert(str(case.path), str(out), "pt-legacy")
+        except ConvertError as e:  # a dtype the legacy stream has no storage class for
+            assert e.feature == "pt-legacy-value" and "typed storage class" in e.detail, e
+            refused += 1
+            continue
+        needs = features(torchfmt.load(case.path))
+        for feature, example in needs.items():
+            examples.setdefault(feature, example)
+        converted.append((case.id, truth, set(needs), out))
+    unknown = unrepresentable(examples, tmp_path)
+    same, failures = 0, []
+    excluded: collections.Counter[str] = collections.Counter()
+    described = describe_many([c[-1] for c in converted])
+    for (cid, truth, needs, _), desc in zip(converted, described, strict=True):
+        missing = sorted(needs & set(unknown))
+        if missing:
+            excluded.update(" ".join(f) for f in missing)
+            continue
+        diffs = compare(truth, desc) if "error" not in desc else [desc["error"]]
+        if diffs:
+            failures.append(f"{cid}: {diffs[0]}")
+        else:
+            same += 1
+    print(f"\nzip -> legacy: {len(converted)} converted ({refused} refused: pt-legacy-value); torch 1.13 "
+          f"loads {same} as torch 2.13 loads the originals; {len(converted) - same} hold a feature 1.13 "
+          f"does not load: {dict(sorted(excluded.items()))}")
+    assert failures == [], "\n".join(failures)
+    assert same >= 100
+
+
+TAR = corpus_root() / "pt" / "wild" / "tar_torch0.1.x_2017-01_practical_pytorch_char_rnn.pt"
+
+
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert-pickled-module")
+def test_tar_whole_model_is_refused_without_inert(tmp_path: Path) -> None:
+    """The corpus' one 0.1.x tar file is a whole pickled nn.Module (``model.RNN``): without --inert the
+    reader rejects it as it rejects any global outside the allowlist, and says how to read it."""
+    proc = _cli(str(TAR), str(tmp_path / "o.pt"))
+    assert (proc.returncode, proc.stdout) == (1, "") and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith("unsafe-global: 'model.RNN'") and "--inert" in proc.stderr
+    assert re.search(r"\(at byte \d+\)$", proc.stderr.strip())
+    assert not (tmp_path / "o.pt").exists()
+
+
+@needs_torch
+@needs_corpus
+@pytest.mark.spec("t7.md#t7-convert-pickled-module")
+def test_tar_whole_model_with_inert_becomes_its_state_dict(tmp_path: Path) -> None:
+    """With --inert the tar file's model becomes the state_dict torch 2.13 loads with
+    ``weights_only=True``: the names ``module.state_dict()`` gives, and each tensor the one torch 2.13
+    loaded from the original at ``_modules.<child>._parameters.<name>`` (the corpus' expected file)."""
+    out = tmp_path / "rnn.pt"
+    proc = _cli(str(TAR), str(out), "--inert", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["state_dict"] and json.loads(proc.stdout)["source_format"] == "pt-tar"
+    state = torch.load(out, weights_only=True)
+    assert list(state) == ["i2h.weight", "i2h.bias", "i2o.weight", "i2o.bias"]
+    expected = json.loads(Path(f"{TAR}.expected.json").read_text())["objects"][0]
+    for key, t in state.items():
+        child, name = key.split(".")
+        want = _state_item(_state_item(_state_item(expected, "_modules"), child), "_parameters")
+        want = _state_item(want, name)
+        assert (list(t.shape), _sha256(t)) == (want["shape"], want["sha256"]), key
+        assert not t.requires_grad and type(t) is torch.Tensor
+
+
+def _state_item(desc: dict[str, Any], key: str) -> dict[str, Any]:
+    """The value under ``key`` of a described object's state, dict or OrderedDict."""
+    mapping = desc["state"] if desc["type"] == "object" else desc
+    return next(v for k, v in mapping["items"] if k == {"type": "str", "value": key})
+
+
+class Scaled(torch.nn.Module if torch is not None else object):  # type: ignore[misc]
+    """A module with a parameter, a persistent and a non-persistent buffer, and a nested container."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([2.0]))
+        self.register_buffer("steps", torch.tensor(7))
+        self.register_buffer("scratch", torch.zeros(3), persistent=False)
+        self.body = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Sequential(torch.nn.BatchNorm1d(2)))
+
+
+@needs_torch
+@pytest.mark.spec("t7.md#t7-convert-pickled-module")
+def test_whole_model_with_inert_names_as_torch_state_dict(tmp_path: Path) -> None:
+    """``torch.save(model)`` read with --inert: the output equals torch's own ``model.state_dict()``,
+    names, order and values (non-persistent buffers left out); a checkpoint holding a pickled object that
+    is no module (an ``argparse.Namespace``) is refused."""
+    import argparse
+
+    torch.manual_seed(0)
+    model = Scaled()
+    model.body[1][0].running_mean.add_(0.5)
+    src = tmp_path / "model.pt"
+    torch.save({"model": model, "epoch": 3}, src)
+    out = tmp_path / "out.pt"
+    report = convert(str(src), str(out), inert=True)
+    assert report.state_dict
+    loaded = torch.load(out, weights_only=True)
+    theirs = model.state_dict()
+    assert loaded["epoch"] == 3 and list(loaded["model"]) == list(theirs)
+    for key, t in theirs.items():
+        assert torch.equal(loaded["model"][key], t) and loaded["model"][key].dtype == t.dtype, key
+    torch.save({"model": model, "args": argparse.Namespace(lr=0.1)}, src)
+    proc = _cli(str(src), str(tmp_path / "refused.pt"), "--inert")
+    assert "'argparse.Namespace'" in _refused(proc, "pickled-object")
+    assert not (tmp_path / "refused.pt").exists()
 
 
 @needs_torch
@@ -174,23 +437,34 @@ def _saved(obj: Any, path: Path) -> Path:
     return path
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **(env or {})}
     return subprocess.run([sys.executable, "-m", "torchfmt", "convert", *args], capture_output=True,
                           text=True, env=env, timeout=300)
 
 
-@pytest.mark.spec("t7.md#t7-convert")
+#: One refusal line of ``torchfmt convert`` (spec/t7.md#t7-convert-refusals).
+REFUSAL = re.compile(r"unsupported: ([a-z0-9-]+) \((.+)\)\n")
+
+
+def _refused(proc: subprocess.CompletedProcess[str], feature: str) -> str:
+    """The detail of a refusal: exit status 2, nothing on stdout, one stderr line naming ``feature``."""
+    assert (proc.returncode, proc.stdout) == (2, ""), (proc.returncode, proc.stderr)
+    m = REFUSAL.fullmatch(proc.stderr)
+    assert m and m[1] == feature, proc.stderr
+    return m[2]
+
+
+@pytest.mark.spec("t7.md#t7-convert", "t7.md#t7-convert-refusals")
 def test_cli_refuses_to_overwrite(tmp_path: Path) -> None:
     src = _saved({"w": np.ones(2)}, tmp_path / "in.pt")
     before = src.read_bytes()
-    same = _cli(str(src), str(src), "--force")
-    assert same.returncode == 1 and same.stdout == "" and len(same.stderr.splitlines()) == 1
-    assert "input" in same.stderr and src.read_bytes() == before
+    assert "never overwrites its input" in _refused(_cli(str(src), str(src), "--force"), "output-is-input")
+    assert src.read_bytes() == before
     out = tmp_path / "out.pt"
     out.write_bytes(b"keep")
-    refused = _cli(str(src), str(out))
-    assert refused.returncode == 1 and len(refused.stderr.splitlines()) == 1 and out.read_bytes() == b"keep"
+    assert "--force" in _refused(_cli(str(src), str(out)), "existing-output")
+    assert out.read_bytes() == b"keep"
     done = _cli(str(src), str(out), "--force", "--to", "pt-legacy", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -200,9 +474,49 @@ def test_cli_refuses_to_overwrite(tmp_path: Path) -> None:
     assert line.returncode == 0 and len(line.stdout.splitlines()) == 1 and "(t7)" in line.stdout
 
 
+@pytest.mark.spec("t7.md#t7-convert-refusals")
+def test_cli_input_the_reader_rejects_keeps_the_readers_line(tmp_path: Path) -> None:
+    """A malformed input is the reader's own rejection: exit 1, ``<code>: ... (at byte N)``."""
+    src = _saved({"w": np.ones(4)}, tmp_path / "in.pt")
+    cut = tmp_path / "cut.pt"
+    cut.write_bytes(src.read_bytes()[:-200])
+    proc = _cli(str(cut), str(tmp_path / "o.pt"))
+    assert (proc.returncode, proc.stdout) == (1, "") and len(proc.stderr.splitlines()) == 1
+    code = proc.stderr.split(":")[0]
+    assert code in ERROR_CODES and re.search(r"\(at byte \d+\)$", proc.stderr.strip()), proc.stderr
+    assert not (tmp_path / "o.pt").exists()
+
+
+@pytest.mark.spec("t7.md#t7-convert-refusals")
+def test_refusals_name_what_the_target_cannot_hold(tmp_path: Path) -> None:
+    """A Lua table used as a key, a Lua function (with its path and the byte its type code is at), a
+    dtype neither the legacy stream nor a .t7 file has a class for: each refused as unsupported with its
+    feature, nothing written."""
+    keyed = tmp_path / "keyed.t7"
+    torchfmt.save(LuaTable([("net", LuaTable([(LuaTable([("a", 1.0)]), "x")]))]), keyed, "t7")
+    detail = _refused(_cli(str(keyed), str(tmp_path / "k.pt")), "t7-table-key")
+    assert detail.startswith("$.net has a table as a key")
+    fn = tmp_path / "fn.t7"
+    func = LuaFunction("recursive", b"\x1bLJ", [])
+    torchfmt.save(LuaTable([("net", LuaTable([("n", 1.0), ("fn", func)]))]), fn, "t7")
+    detail = _refused(_cli(str(fn), str(tmp_path / "f.pt")), "t7-function")
+    m = re.fullmatch(r"\$\.net\.fn is a Lua function: it has no Python value, at byte (\d+)", detail)
+    assert m and int.from_bytes(fn.read_bytes()[int(m[1]):int(m[1]) + 4], "little") == 8, detail
+    wide = _saved({"u": np.arange(3, dtype=np.uint16)}, tmp_path / "wide.pt")
+    legacy = _cli(str(wide), str(tmp_path / "w.pt"), "--to", "pt-legacy")
+    assert "uint16" in _refused(legacy, "pt-legacy-value")
+    assert "uint16" in _refused(_cli(str(wide), str(tmp_path / "w.t7")), "t7-value")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fn.t7", "keyed.t7", "wide.pt"]
+
+
 @needs_corpus
-@pytest.mark.spec("t7.md#t7-convert")
+@pytest.mark.spec("t7.md#t7-convert", "t7.md#t7-convert-refusals")
 def test_cli_refuses_a_function(tmp_path: Path) -> None:
-    proc = _cli(str(CORPUS / "lua-torch" / "func_upvalues.t7"), str(tmp_path / "f.pt"))
-    assert proc.returncode == 1 and len(proc.stderr.splitlines()) == 1 and "function" in proc.stderr
+    """A Lua function has no Python value: refused with its path and the byte its type code starts at."""
+    source = CORPUS / "lua-torch" / "func_upvalues.t7"
+    detail = _refused(_cli(str(source), str(tmp_path / "f.pt")), "t7-function")
+    m = re.fullmatch(r"(\$\S*) is a Lua function: it has no Python value, at byte (\d+)", detail)
+    assert m, detail
+    offset = int(m[2])
+    assert int.from_bytes(source.read_bytes()[offset:offset + 4], "little") == 8  # type 8: a function
     assert not (tmp_path / "f.pt").exists()

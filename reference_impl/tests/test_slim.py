@@ -223,10 +223,12 @@ def test_cli_dry_run_json_and_refusals(tmp_path: Path) -> None:
     assert proc.returncode == 0 and "wrote" in proc.stdout
     assert os.path.getsize(tmp_path / "out.pt") == report["bytes_after"]
     again = _cli(str(tmp_path / "in.pt"), str(tmp_path / "out.pt"))
-    assert again.returncode == 1 and again.stderr.startswith("refused:") and "--force" in again.stderr
+    assert again.returncode == 2 and again.stderr.startswith("unsupported: existing-output (")
+    assert len(again.stderr.splitlines()) == 1 and "--force" in again.stderr
     assert _cli(str(tmp_path / "in.pt"), str(tmp_path / "out.pt"), "--force").returncode == 0
     same = _cli(str(tmp_path / "in.pt"), str(tmp_path / "in.pt"), "--force")
-    assert same.returncode == 1 and "never overwrites its input" in same.stderr
+    assert same.returncode == 2 and same.stderr.startswith("unsupported: output-is-input (")
+    assert "never overwrites its input" in same.stderr
     assert torch.load(tmp_path / "in.pt", weights_only=True)["v"].untyped_storage().nbytes() == 200_000
 
 

@@ -39,7 +39,7 @@ def _region(file: str, name: str) -> str:
 
 
 @pytest.mark.parametrize(("file", "name"), [("tensors.md", "dtype-table"), ("canonical.md", "error-codes"),
-                                           ("canonical.md", "reader-limits")])
+                                           ("canonical.md", "reader-limits"), ("t7.md", "convert-refusals")])
 def test_generated_region_is_what_its_data_renders(file: str, name: str) -> None:
     assert _region(file, name) == tables.GENERATORS[name](), (
         f"spec/{file}: the {name} table is stale; run python spec/tools/tables.py")
@@ -58,6 +58,17 @@ def test_error_table_is_the_closed_set_in_order() -> None:
     rows = _rows(_region("canonical.md", "error-codes"))
     assert [r[0] for r in rows] == list(ERROR_CODES)
     assert [r[1] for r in rows] == list(ERROR_CODES.values())
+
+
+@pytest.mark.spec("t7.md#t7-convert-refusals")
+def test_refusal_table_is_the_closed_set_in_order() -> None:
+    from torchfmt.convert import REFUSALS, ConvertError
+
+    rows = _rows(_region("t7.md", "convert-refusals"))
+    assert [r[0] for r in rows] == list(REFUSALS)
+    assert [r[1] for r in rows] == list(REFUSALS.values())
+    with pytest.raises(ValueError):
+        ConvertError("refused", "a word outside the table")
 
 
 def test_limits_table_lists_every_limit_with_its_value_and_anchors() -> None:

@@ -18,7 +18,6 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, TextIO
 
 from . import describe
@@ -29,15 +28,32 @@ EXIT_STATUS = """exit status:
   0  read: the output is the description
   1  malformed, unsafe or ambiguous: one stderr line '<code>: <message at byte offset>', <code> one of
 {codes}
-  2  not supported: one stderr line 'unsupported: <feature>' (also a path that cannot be read)
+  2  not supported: one stderr line 'unsupported: <feature>' (also a path that cannot be read, and
+     every conversion convert or slim refuses: 'unsupported: <feature> (<why>)',
+     spec/t7.md#t7-convert-refusals)
 no other exit status, ever (spec/canonical.md#canonical-reader-cli)"""
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # a fifth of the command's start: on demand
+
     try:
         return version("torchfmt")
     except PackageNotFoundError:  # run from a source tree without an install
         return "unknown (not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, as argparse's own action prints it, with the version looked up only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"torchfmt {_version()}")
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n"
                "  slim      rewrite a .t7 or .pt file keeping only what matters (trimmed storages)\n\n"
                + EXIT_STATUS.format(codes=codes))
-    p.add_argument("--version", action="version", version=f"torchfmt {_version()}")
+    p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     dump = sub.add_parser("dump", help="print the canonical description of a .t7 or .pt file",
                           formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -93,6 +109,10 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep an nn model's training buffers (gradWeight, output, ...)")
     conv.add_argument("--metadata", action="store_true",
                       help="safetensors: keep non-tensor values as JSON in __metadata__ instead of refusing")
+    conv.add_argument("--inert", action="store_true",
+                      help="read a whole pickled model (torch.save(model)) without running it and write its "
+                           "state_dict")
+    _t7_hints(conv)
     sl = sub.add_parser("slim", help="rewrite a .t7 or .pt file keeping only what matters",
                         description="Rewrite IN as OUT in IN's variant (a 0.1.x tar .pt as pt-zip): each "
                                     "storage trimmed to what its tensors use (views kept), identical "
@@ -133,17 +153,21 @@ def _slim(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (a refused
-    conversion or a bad input) or 2 (an unsupported feature) otherwise."""
+    """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (an input
+    the reader rejects) or 2 (a refused conversion, an unsupported feature) otherwise."""
     from .convert import convert
 
+    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
-                                   keep_buffers=args.keep_buffers, metadata=args.metadata), args.json)
+                                   keep_buffers=args.keep_buffers, metadata=args.metadata,
+                                   inert=args.inert, hints=hints), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:
-    """Run a command that writes a file and returns a report; print it, or one stderr line on failure."""
-    from .convert import ConvertError
+    """Run a command that writes a file and returns a report; print it, or one stderr line on failure:
+    exit status 1 with ``<code>: <message> (at byte N)`` for an input the reader rejects, 2 with
+    ``unsupported: <feature> (<why>)`` for what it declines and for every refused conversion
+    (:class:`~torchfmt.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
     from .writer.pickler import PicklingError
 
     try:
@@ -152,13 +176,23 @@ def _report(run: Callable[[], Any], as_json: bool) -> int:
         print(e.line(), file=sys.stderr)
         return 1
     except Unsupported as e:
-        print(e.line(), file=sys.stderr)
+        print(" ".join(e.line().split()), file=sys.stderr)
         return 2
-    except (ConvertError, PicklingError) as e:
-        print(f"refused: {' '.join(str(e).split())}", file=sys.stderr)
+    except PicklingError as e:  # a value the output format has no form for
+        print(f"unsupported: unwritable-value ({quote(str(e), 200)})", file=sys.stderr)
+        return 2
+    except (MemoryError, RecursionError) as e:
+        print(f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did not "
+              "stop it first: a reader bug)", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)})", file=sys.stderr)
+        what = f": {quote(e.filename)}" if isinstance(e.filename, str) else ""
+        why = quote(e.strerror or type(e).__name__)
+        print(f"unsupported: unreadable-path ({why}{what})", file=sys.stderr)
+        return 2
+    except Exception as e:  # a bug of ours: one line all the same (spec/canonical.md#canonical-reader-cli)
+        what = quote(e.args[0]) if e.args else ""
+        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a torchfmt bug)", file=sys.stderr)
         return 2
     print(json.dumps(report.json()) if as_json else report.line())
     return 0

@@ -240,6 +240,8 @@ class LuaFunction:
     kind: str  # "function" (type 6), "legacy_recursive" (7), "recursive" (8)
     bytecode: bytes
     upvalues: list[Any]
+    #: The file offset of its type code, where the reader knows it (for messages that refuse it).
+    offset: int | None = None
 
 
 @dataclass(eq=False)

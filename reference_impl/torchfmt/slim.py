@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .convert import ConvertError, check_output
+from .errors import quote
 from .model import Document, LuaTable, Storage, Tensor, TorchObject
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
 from .sizes import span, storage_bytes
@@ -185,8 +186,8 @@ def drop_pt(obj: Any, level: str, drops: Iterable[str] = ()) -> list[str]:
     groups = [d for d in drops if d in PT_GROUPS]
     for name in (d for d in drops if d not in PT_GROUPS):
         if not _drop_path(obj, name):
-            keys = ", ".join(repr(k) for k in list(obj)[:10]) if isinstance(obj, dict) else "none"
-            raise ConvertError(f"--drop {name}: no such key (top-level keys: {keys})")
+            keys = quote(list(obj)[:10]) if isinstance(obj, dict) else "none"
+            raise ConvertError("drop-key", f"--drop {quote(name)}: no such key (top-level keys: {keys})")
         dropped.append(name)
     _drop_groups(obj, level, groups, "", dropped, set())
     return dropped
@@ -312,17 +313,18 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
     from . import open_document
 
     if level not in LEVELS:
-        raise ConvertError(f"--level {level!r} is not one of {', '.join(LEVELS)}")
+        raise ConvertError("slim-level", f"--level {quote(level)} is not one of {', '.join(LEVELS)}")
     if dry_run:
         if os.path.exists(output) and os.path.exists(source) and os.path.samefile(source, output):
-            raise ConvertError("the output is the input: slim never overwrites its input")
+            raise ConvertError("output-is-input", "the output is the input: slim never overwrites its input")
     else:
         check_output(source, output, force, "slim")
     doc = open_document(source, hints)
     if doc.format not in OUTPUT_FORMAT:
-        raise ConvertError(f"slim reads checkpoints; a {doc.format} file is not one the writer writes")
+        raise ConvertError("torchscript-archive",
+                           f"slim reads checkpoints; a {doc.format} file is not one the writer writes")
     if len(doc.objects) != 1:
-        raise ConvertError(f"the stream holds {len(doc.objects)} objects; slim writes one")
+        raise ConvertError("multi-object", f"the stream holds {len(doc.objects)} objects; slim writes one")
     obj = doc.objects[0]
     out_format = OUTPUT_FORMAT[doc.format]
     report = SlimReport(source, output, doc.format, out_format, level, dry_run,

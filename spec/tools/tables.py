@@ -93,6 +93,14 @@ def limits_table() -> str:
     return markdown_table(("limit", "value", "counts", "stated in"), rows)
 
 
+def refusal_table() -> str:
+    """What ``torchfmt convert`` and ``slim`` refuse (spec/t7.md#t7-convert-refusals), from
+    :data:`torchfmt.convert.REFUSALS` (same words, same order)."""
+    from torchfmt.convert import REFUSALS
+
+    return markdown_table(("feature", "refused"), [(_code(f), why) for f, why in REFUSALS.items()])
+
+
 #: Region name -> the function that renders it.
 GENERATORS: dict[str, Callable[[], str]] = {
     "dtype-table": dtype_table,
@@ -100,6 +108,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "tensor-properties": tensor_properties_table,
     "error-codes": error_table,
     "reader-limits": limits_table,
+    "convert-refusals": refusal_table,
 }
 
 

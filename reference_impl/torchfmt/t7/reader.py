@@ -184,7 +184,7 @@ class ObjectReader:
                 raise FormatError("bad-value", at, f"boolean {flag} is neither 0 nor 1")
             return flag == 1
         if code == FUNCTION:
-            return self._function(code)
+            return self._function(code, at)
         index_at = enc.pos
         index = enc.read_int()
         if 1 <= index <= len(self.objects):
@@ -197,7 +197,7 @@ class ObjectReader:
             return self._table()
         if code == TORCH:
             return self._torch()
-        return self._function(code)
+        return self._function(code, at)
 
     def _reference(self, code: int, index: int, at: int) -> Any:
         """A back-reference (spec/t7.md#t7-reference-index)."""
@@ -356,9 +356,9 @@ class ObjectReader:
         return storage
 
     # -- functions (spec/t7.md#t7-function) --------------------------------------------------------
-    def _function(self, code: int) -> _Reader:
+    def _function(self, code: int, at: int) -> _Reader:
         bytecode = self.enc.read_chars(self._count("bytecode length", 1))
-        func = LuaFunction(FUNCTION_KINDS[code], bytecode, [])
+        func = LuaFunction(FUNCTION_KINDS[code], bytecode, [], offset=at)
         if code != FUNCTION:  # type 6 has no index and cannot be shared
             self.objects.append(func)
         return self._upvalues(func, code)
