@@ -7,8 +7,9 @@ Run when the libtorch program is built (``conformance/adapters/libtorch/setup``;
 from __future__ import annotations
 
 import pytest
-from adapter_runs import verdict
+from adapter_runs import committed, reader, verdict
 from harness.cases import CASES_DIR, load_case
+from harness.runner import run_reader
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 T7_CASE = min(p.name for p in (CASES_DIR / "t7-binary").iterdir() if not p.name.startswith("adv-"))
@@ -26,6 +27,20 @@ def test_a_state_dict_is_shown_failing_with_libtorchs_own_message() -> None:
     result, kind, message = verdict("libtorch", "pt-zip/state-dict-mlp")
     assert (result, kind) == ("fail", "rejected-wrongly")
     assert message.startswith("bad-pickle: ") and "Expected GenericDict but got None" in message
+
+
+def test_100000_deep_lists_are_described_without_the_describer_crashing() -> None:
+    """torch::pickle_load returns the 100,001 nested lists; describe.cpp writes them with an explicit stack
+    (a recursive walk overflowed its stack, a crash reported as libtorch's).  The JSON is 100,001 levels
+    deep, past what the harness parses, so its text is checked here."""
+    r = reader("libtorch")
+    case = committed("pt-zip/adv-pickle-deep-lists")
+    run = run_reader(r.command, case.path, case.hints, extra_env=r.env)
+    depth = 100_001
+    head = b'{"description_version":0,"format":"pt-zip","objects":['
+    assert run.status == 0, run.stderr[-300:]
+    assert run.stdout == (head + b'{"type":"list","items":[' * depth + b"]}" * depth
+                          + b'],"storages":{}}\n')
 
 
 def test_libtorchs_errors_are_mapped_onto_the_closed_set() -> None:

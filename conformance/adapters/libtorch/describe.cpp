@@ -4,6 +4,9 @@
 //   torchfmt-libtorch --jit PATH  torch::jit::load(PATH) (compiles the archive's code: trusted files only)
 //
 // Everything printed comes from the IValue libtorch returns: no check of our own is made on the file.
+// The loaded tree is walked and written with explicit stacks, never by recursion: values nest as deep as
+// the file makes them (100,000 levels in the adv-pickle-deep-* cases), and a crash of this program's own
+// code would be reported as libtorch's.
 // Exit 0 with the description on stdout; exit 1 with one stderr line "error: <libtorch's message>" when
 // libtorch throws (run.py maps it onto the closed set of codes); exit 2 with "unsupported: <feature>"
 // for a loaded value the description has no form for, or a TorchScript archive without --jit.
@@ -162,7 +165,101 @@ class Describer {
     }
   }
 
-  std::string emit(const c10::IValue& v) {
+  // The value's canonical JSON, written left to right with an explicit stack of what is left to write
+  // (containers nest as deep as the file makes them: no recursion over the loaded tree).
+  std::string emit(const c10::IValue& root) {
+    std::string out;
+    std::vector<Piece> todo;
+    todo.push_back(Piece{root, {}, true});
+    while (!todo.empty()) {
+      Piece p = std::move(todo.back());
+      todo.pop_back();
+      if (!p.is_value) {
+        out += p.text;
+        continue;
+      }
+      const c10::IValue& v = p.value;
+      if (!(v.isTuple() || v.isList() || v.isGenericDict() || v.isObject())) {
+        out += leaf(v);
+        continue;
+      }
+      // spec/canonical.md#canonical-sharing: a container seen again is a ref to its first occurrence
+      std::string id;
+      if (shareable(v) && count_[key(v)] > 1) {
+        auto it = ids_.find(key(v));
+        if (it != ids_.end()) {
+          out += "{\"type\":\"ref\",\"id\":" + json_string(it->second) + "}";
+          continue;
+        }
+        id = "o" + std::to_string(ids_.size());
+        ids_[key(v)] = id;
+      }
+      std::string tail = id.empty() ? "}" : ",\"id\":" + json_string(id) + "}";
+      open_container(v, tail, out, todo);
+    }
+    return out;
+  }
+
+ private:
+  // One thing left to write: a value, or text.
+  struct Piece {
+    c10::IValue value;
+    std::string text;
+    bool is_value = false;
+  };
+
+  static Piece text(std::string s) { return Piece{c10::IValue(), std::move(s), false}; }
+
+  // Writes a container's opening text to ``out`` and pushes its items and closing text (``tail`` ends
+  // it: "}" or the id member and "}") onto ``todo``, last first.
+  void open_container(const c10::IValue& v, const std::string& tail, std::string& out,
+                      std::vector<Piece>& todo) {
+    std::vector<Piece> pieces;  // in writing order; pushed reversed
+    if (v.isTuple() || v.isList()) {
+      out += v.isTuple() ? "{\"type\":\"tuple\",\"items\":[" : "{\"type\":\"list\",\"items\":[";
+      std::vector<c10::IValue> xs;
+      if (v.isTuple()) {
+        const auto& e = v.toTupleRef().elements();
+        xs.assign(e.begin(), e.end());
+      } else {
+        auto ref = v.toListRef();
+        xs.assign(ref.begin(), ref.end());
+      }
+      for (size_t i = 0; i < xs.size(); ++i) {
+        if (i) pieces.push_back(text(","));
+        pieces.push_back(Piece{xs[i], {}, true});
+      }
+      pieces.push_back(text("]" + tail));
+    } else if (v.isGenericDict()) {
+      out += "{\"type\":\"dict\",\"items\":[";
+      bool first = true;
+      for (const auto& kv : v.toGenericDict()) {
+        pieces.push_back(text(first ? "[" : ",["));
+        pieces.push_back(Piece{kv.key(), {}, true});
+        pieces.push_back(text(","));
+        pieces.push_back(Piece{kv.value(), {}, true});
+        pieces.push_back(text("]"));
+        first = false;
+      }
+      pieces.push_back(text("]" + tail));
+    } else {  // a TorchScript module or class instance: its attributes in slot order
+      auto obj = v.toObject();
+      auto type = obj->type();
+      out += "{\"type\":\"object\",\"class\":" + json_string(type->name()->qualifiedName()) +
+             ",\"args\":[],\"state\":{\"type\":\"dict\",\"items\":[";
+      for (size_t i = 0; i < obj->slots().size(); ++i) {
+        pieces.push_back(text(std::string(i ? ",[" : "[") + "{\"type\":\"str\",\"value\":" +
+                              json_string(type->getAttributeName(i)) + "},"));
+        pieces.push_back(Piece{obj->getSlot(i), {}, true});
+        pieces.push_back(text("]"));
+      }
+      pieces.push_back(text("]}" + tail));
+    }
+    for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) todo.push_back(std::move(*it));
+  }
+
+  // A value that holds no container (a tensor's component tensors are emitted from tensor()).
+  std::string leaf(const c10::IValue& v) {
     if (shareable(v) && count_[key(v)] > 1) {
       auto it = ids_.find(key(v));
       if (it != ids_.end()) return "{\"type\":\"ref\",\"id\":" + json_string(it->second) + "}";
@@ -175,7 +272,6 @@ class Describer {
     return value(v);
   }
 
- private:
   std::unordered_map<const void*, int> count_;
   std::unordered_map<const void*, std::string> ids_;
   std::unordered_map<const void*, std::string> storage_ids_;
@@ -207,31 +303,12 @@ class Describer {
     }
   }
 
-  std::string items(const std::vector<c10::IValue>& xs) {
-    std::vector<std::string> parts;
-    for (const auto& x : xs) parts.push_back(emit(x));
-    return "[" + join(parts) + "]";
-  }
-
   std::string value(const c10::IValue& v) {
     if (v.isNone()) return "{\"type\":\"none\"}";
     if (v.isBool()) return std::string("{\"type\":\"bool\",\"value\":") + (v.toBool() ? "true" : "false") + "}";
     if (v.isInt()) return "{\"type\":\"int\",\"value\":\"" + std::to_string(v.toInt()) + "\"}";
     if (v.isDouble()) return "{\"type\":\"float\",\"value\":" + quoted_float(v.toDouble()) + "}";
     if (v.isString()) return "{\"type\":\"str\",\"value\":" + json_string(v.toStringRef()) + "}";
-    if (v.isTuple()) {
-      const auto& e = v.toTupleRef().elements();
-      return "{\"type\":\"tuple\",\"items\":" + items(std::vector<c10::IValue>(e.begin(), e.end())) + "}";
-    }
-    if (v.isList()) {
-      auto ref = v.toListRef();
-      return "{\"type\":\"list\",\"items\":" + items(std::vector<c10::IValue>(ref.begin(), ref.end())) + "}";
-    }
-    if (v.isGenericDict()) {
-      std::vector<std::string> parts;
-      for (const auto& kv : v.toGenericDict()) parts.push_back("[" + emit(kv.key()) + "," + emit(kv.value()) + "]");
-      return "{\"type\":\"dict\",\"items\":[" + join(parts) + "]}";
-    }
     if (v.isTensor()) {
       const auto& t = v.toTensor();
       if (!t.defined()) return "{\"type\":\"none\"}";
@@ -252,17 +329,6 @@ class Describer {
       std::string args = "{\"type\":\"str\",\"value\":" + json_string(c10::DeviceTypeName(d.type(), true)) + "}";
       if (d.has_index()) args += ",{\"type\":\"int\",\"value\":\"" + std::to_string(d.index()) + "\"}";
       return "{\"type\":\"object\",\"class\":\"torch.device\",\"args\":[" + args + "],\"state\":null}";
-    }
-    if (v.isObject()) {  // a TorchScript module or class instance: its attributes in slot order
-      auto obj = v.toObject();
-      auto type = obj->type();
-      std::vector<std::string> parts;
-      for (size_t i = 0; i < obj->slots().size(); ++i) {
-        parts.push_back("[{\"type\":\"str\",\"value\":" + json_string(type->getAttributeName(i)) + "}," +
-                        emit(obj->getSlot(i)) + "]");
-      }
-      return "{\"type\":\"object\",\"class\":" + json_string(type->name()->qualifiedName()) +
-             ",\"args\":[],\"state\":{\"type\":\"dict\",\"items\":[" + join(parts) + "]}}";
     }
     throw Declined(std::string("no canonical form for a loaded IValue of kind ") + v.tagKind());
   }
