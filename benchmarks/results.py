@@ -377,7 +377,8 @@ def targets(by_key: dict[str, Measured], suite_wall: float | None) -> list[Targe
 
 
 def render(measured: list[Measured], tgts: list[Target], suite: tuple[float, float, str, str] | None,
-           args: Any, loads: list[tuple[float, float, float]], started: datetime.datetime, seconds: float) -> str:
+           args: Any, loads: list[tuple[float, float, float]], started: datetime.datetime,
+           seconds: float) -> str:
     quick = " --quick" if args.quick else ""
     lines = [
         "# Benchmarks: the reference reader against its peers",
