@@ -237,20 +237,24 @@ def read_members(buf: Source) -> tuple[str, Records]:
     if found and not any(fold(entry[0]).rsplit("/", 1)[-1] in TORCH_RECORDS for entry in found):
         raise FormatError("unknown-format", 0, "a zip archive, not a torch checkpoint: it has no data.pkl, "
                           "version or constants.pkl record")
-    headers = _HeaderReader(buf)
+    dense = sum(entry[4] for entry in found) < _HeaderReader.WINDOW // 16 * max(1, len(found))
+    headers = _HeaderReader(buf, _HeaderReader.WINDOW if dense else _HeaderReader.HEADER)
     members = [_local(headers, *entry, cd_offset) for entry in found]
     _check_overlaps(members)
     return _rooted(members)
 
 
 class _HeaderReader:
-    """Reads local headers, which lie in file order, through one 64 KiB window at a time: a file of
-    20,000 small records then costs some hundreds of reads, not 40,000 (issue 12)."""
+    """Reads local headers, which lie in file order, through one window at a time: 64 KiB where records
+    are small (a file of 20,000 of them then costs some hundreds of reads, not 40,000: issue 12), else
+    1 KiB, a header and its name, so that large records between headers are not read."""
 
     WINDOW = 1 << 16
+    HEADER = 1 << 10
 
-    def __init__(self, buf: Source) -> None:
+    def __init__(self, buf: Source, window: int) -> None:
         self.buf = buf
+        self.size = window
         self.start = 0
         self.window = b""
 
@@ -260,9 +264,9 @@ class _HeaderReader:
     def __getitem__(self, index: slice) -> bytes:
         start, stop, _ = index.indices(len(self.buf))
         if not (self.start <= start and stop <= self.start + len(self.window)):
-            if stop - start > self.WINDOW:
+            if stop - start > self.size:
                 return bytes(self.buf[start:stop])
-            self.start, self.window = start, bytes(self.buf[start:min(len(self.buf), start + self.WINDOW)])
+            self.start, self.window = start, bytes(self.buf[start:min(len(self.buf), start + self.size)])
         return self.window[start - self.start:stop - self.start]
 
 
