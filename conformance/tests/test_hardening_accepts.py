@@ -69,7 +69,7 @@ def _by_torch(files: dict[str, Path]) -> dict[str, Any]:
 def start_runs(selected: list[pytest.Item] | None = None) -> None:
     """Write the files and start torch's run on them in a thread (conftest.py calls this when collection
     ends; torch starts in seconds)."""
-    if STARTED:
+    if STARTED or importlib.util.find_spec("torch") is None:  # the files start from a torch-written zip
         return
     folder = Path(tempfile.mkdtemp(prefix="torchfmt-hardening-accepts-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -79,14 +79,13 @@ def start_runs(selected: list[pytest.Item] | None = None) -> None:
         path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
         files[name] = path
     STARTED["files"] = files
-    if importlib.util.find_spec("torch") is not None:
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hardening")
-        STARTED["by_torch"] = pool.submit(_by_torch, files)
-        pool.shutdown(wait=False)
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hardening")
+    STARTED["by_torch"] = pool.submit(_by_torch, files)
+    pool.shutdown(wait=False)
 
 
 @pytest.fixture(scope="module")
-def files() -> dict[str, Path]:
+def files(needs_torch: None) -> dict[str, Path]:
     start_runs()
     return STARTED["files"]
 
