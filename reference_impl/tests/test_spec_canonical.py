@@ -190,8 +190,8 @@ def test_int_grammar_rejects(text: str) -> None:
 # -- the expected descriptions of the real writers -------------------------------------------------
 
 def _expected_documents() -> list[Path]:
-    assert CORPUS.is_dir(), f"the shared corpus is missing at {CORPUS}"
-    paths = sorted(CORPUS.rglob("*.expected.json"))
+    """Every expected description: the corpus's where it is here (../shared/corpus), and the cases'."""
+    paths = sorted(CORPUS.rglob("*.expected.json")) if CORPUS.is_dir() else []
     cases = ROOT / "conformance" / "cases"
     for case in sorted(cases.rglob("case.yaml")):
         paths.extend(sorted(p for p in case.parent.glob("*.json")))
