@@ -7,13 +7,16 @@ from __future__ import annotations
 import pytest
 import torchfmt
 from hypothesis import HealthCheck, given, settings
-from properties_inputs import mutated, t7_binary_seeds, t7_fields, truncation_points
+from properties_inputs import corpus_root, mutated, t7_binary_seeds, t7_fields, truncation_points
 from torchfmt.describe import describe_document
 from torchfmt.errors import FormatError, Unsupported
 from torchfmt.t7.encodings import Hints
 
 BINARY = Hints(mode="binary", long_size=8, byte_order="little")
 SEEDS = t7_binary_seeds()
+#: The seeds are the Lua Torch corpus's files (../shared/corpus, beside the project; CI has it).
+needs_corpus = pytest.mark.skipif(not (corpus_root() / "t7" / "lua-torch").is_dir(),
+                                  reason="../shared/corpus is not here")
 
 
 def read(data: bytes, hints: Hints) -> None:
@@ -23,16 +26,19 @@ def read(data: bytes, hints: Hints) -> None:
         pass
 
 
+@needs_corpus
 def test_there_are_real_seeds() -> None:
     assert len(SEEDS) >= 20
 
 
+@needs_corpus
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated(SEEDS, t7_fields))
 def test_mutated_t7_binary_only_raises_format_errors(data: bytes) -> None:
     read(data, BINARY)
 
 
+@needs_corpus
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated(SEEDS, t7_fields))
 def test_mutated_t7_without_hints_only_raises_format_errors(data: bytes) -> None:
