@@ -31,6 +31,7 @@ from .model import (
     Storage,
     Tensor,
     TorchObject,
+    row_major,
 )
 from .walk import SHAREABLE, children, json_text_size
 
@@ -65,12 +66,7 @@ def _whole_storage(t: Tensor) -> bool:
     if type(t) is not Tensor or storage is None or t.conj or t.neg or t.dtype.per_byte != 1 \
             or t.storage_offset != 0 or (t.lua and not t.shape) or math.prod(t.shape) != storage.numel:
         return False
-    step = 1
-    for n, s in reversed(list(zip(t.shape, t.stride, strict=True))):
-        if n != 1 and s != step:
-            return False
-        step *= n
-    return True
+    return row_major(t.shape, t.stride)
 
 
 def format_float(x: float) -> str:

@@ -96,7 +96,7 @@ class Tensor:
             return base[self.storage_offset:self.storage_offset + packed]
         item = base.itemsize
         dims = [(n, s) for n, s in zip(self.shape, self.stride, strict=True) if n != 1]
-        if not (self.conj or self.neg) and _row_major(dims):  # a slice: cheaper than as_strided
+        if not (self.conj or self.neg) and row_major(self.shape, self.stride):  # a slice, not as_strided
             count = math.prod(n for n, _ in dims)
             view = base[self.storage_offset:self.storage_offset + count].reshape([n for n, _ in dims])
             view.flags.writeable = False
@@ -132,11 +132,12 @@ class Tensor:
                             self.device, self.requires_grad)
 
 
-def _row_major(dims: list[tuple[int, int]]) -> bool:
-    """Whether (size, stride) pairs lay their elements out one after another, last dimension fastest."""
+def row_major(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
+    """Whether a view of ``shape`` and ``stride`` lays its elements out one after another, last dimension
+    fastest (a dimension of size 1 has any stride)."""
     step = 1
-    for n, s in reversed(dims):
-        if s != step:
+    for n, s in zip(reversed(shape), reversed(stride), strict=True):
+        if n != 1 and s != step:
             return False
         step *= n
     return True

@@ -92,13 +92,14 @@ def run(m: Machine, pos: int, ran: int) -> int:
 def _effects(m: Machine, seq: tuple[Any, ...], entry: Allowed, work: int) -> None:
     """Do what the sequence's opcodes do, in their order (nothing before this changed the machine).
 
-    Tuples are made as :meth:`Machine.tuple_of` makes them, their nesting written directly: the
+    Tuples are recorded by :meth:`Machine.made_hashable`, as :meth:`Machine.tuple_of` records them, with
+    their nesting given rather than computed: the
     persistent id's items are a str, a global, two strs and an int (:func:`_read` checked), a size or
     stride holds ints, so each nests 1 deep, and the argument tuple 2 unless ``persistent_load`` returned
     a tuple or frozenset."""
     (puts, last_put, end, _, tag, stype, key, key_fresh, location, location_fresh, numel, persid_at, offset,
      size, stride, requires_grad, hooks_at, reduce_at, keyed, dict_key) = seq
-    memo, nest, made = m.memo, m.nest, m.made
+    memo = m.memo
     i = 0
     if keyed:
         memo[puts[0]] = dict_key
@@ -110,35 +111,25 @@ def _effects(m: Machine, seq: tuple[Any, ...], entry: Allowed, work: int) -> Non
     if location_fresh:
         memo[puts[i]] = location
         i += 1
-    pid = (tag, stype, key, location, numel)
-    nest[id(pid)] = 1
-    made.append(pid)
+    pid = m.made_hashable((tag, stype, key, location, numel), 1)
     memo[puts[i]] = pid
     i += 1
     m.at = persid_at
     storage = m.persistent(pid)
-    if size is None:
-        size = ()
-    else:
-        nest[id(size)] = 1
-        made.append(size)
-        memo[puts[i]] = size
-        i += 1
-    if stride is None:
-        stride = ()
-    else:
-        nest[id(stride)] = 1
-        made.append(stride)
-        memo[puts[i]] = stride
-        i += 1
+    views: list[tuple[int, ...]] = []
+    for ints in (size, stride):  # EMPTY_TUPLE pushes () unrecorded; TUPLEn and MARK..TUPLE record theirs
+        if ints is not None:
+            m.made_hashable(ints, 1)
+            memo[puts[i]] = ints
+            i += 1
+        views.append(() if ints is None else ints)
+    size, stride = views
     m.work += 1  # the OrderedDict() call: one for its empty argument tuple
     m.at = hooks_at
     hooks: collections.OrderedDict[Any, Any] = collections.OrderedDict()
     memo[puts[i]] = hooks
     if type(storage) is Storage:
-        args = (storage, offset, size, stride, requires_grad, hooks)
-        nest[id(args)] = 2
-        made.append(args)
+        args = m.made_hashable((storage, offset, size, stride, requires_grad, hooks), 2)
     else:
         args = m.tuple_of([storage, offset, size, stride, requires_grad, hooks])
     memo[puts[i + 1]] = args
