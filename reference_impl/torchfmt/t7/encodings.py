@@ -193,8 +193,6 @@ class BinaryEncoding(Encoding):
     def read_storage(self, dtype: DType, n: int, device: str) -> Storage:
         """``n`` raw elements: a zero-copy slice where the file's width matches the dtype's, else a
         widened copy (a 4-byte-long LongStorage) (spec/t7.md#t7-storage)."""
-        import numpy as np
-
         is_long = dtype.name == "int64"
         width = self.long_size if is_long else dtype.itemsize
         if n * width > self.size - self.pos:
@@ -204,6 +202,8 @@ class BinaryEncoding(Encoding):
         if is_long:
             self.longs_read = True
             if width == 4:
+                import numpy as np
+
                 narrow = np.frombuffer(raw, dtype=np.dtype(self._e + "i4"), count=n)
                 return Storage(dtype, n, device, data=narrow.astype("<i8"))
         return Storage(dtype, n, device, buffer=raw, byte_order=self.byte_order)
