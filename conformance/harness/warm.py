@@ -147,14 +147,18 @@ READER_PACKAGES = ("torchfmt.pickle", "torchfmt.pt", "torchfmt.t7")
 
 def warm_up() -> None:
     """Import what ``torchfmt dump`` imports, at its start or on its way, without reading any file: the
-    CLI and every module of the reader's subpackages; then freeze the heap, so that a child's garbage
-    collections do not copy the server's pages that the child only reads."""
+    CLI, every module of the reader's subpackages and the numpy dtypes of the dtype table (the command
+    imports numpy and ml_dtypes only for a file whose elements must be rearranged); then freeze the heap,
+    so that a child's garbage collections do not copy the server's pages that the child only reads."""
     import torchfmt.cli  # noqa: F401
+    from torchfmt.dtypes import DTYPES
 
     for name in READER_PACKAGES:
         package = importlib.import_module(name)
         for info in pkgutil.iter_modules(package.__path__, name + "."):
             importlib.import_module(info.name)
+    for dtype in DTYPES:
+        dtype.numpy  # noqa: B018 - imported and cached once, here
     gc.collect()
     gc.freeze()
 

@@ -24,9 +24,7 @@ import gc
 import mmap as _mmap
 import os
 from collections.abc import Iterator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .describe import describe_document
 from .detect import detect
@@ -35,10 +33,24 @@ from .flat import arrays
 from .model import Document
 from .t7.encodings import Hints
 from .windows import FileWindows
-from .writer import save
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .writer import save
 
 __all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "describe", "load",
            "load_file", "open_document", "read_bytes", "save"]
+
+
+def __getattr__(name: str) -> Any:
+    """``torchfmt.save``, imported on first use: reading and describing a file need neither the writer
+    nor numpy, and ``torchfmt dump`` starts faster without them (issue 12)."""
+    if name == "save":
+        from .writer import save
+
+        return save
+    raise AttributeError(f"module 'torchfmt' has no attribute {name!r}")
 
 
 def read_bytes(buf: bytes | memoryview | _mmap.mmap, hints: Hints | None = None, *,

@@ -13,9 +13,7 @@ import collections
 import hashlib
 import math
 import sys
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from . import limits
 from .errors import FormatError
@@ -34,6 +32,10 @@ from .model import (
     row_major,
 )
 from .walk import SHAREABLE, children, json_text_size
+from .windows import Record
+
+if TYPE_CHECKING:  # numpy is imported only where bytes must be rearranged (issue 12: the command's start)
+    import numpy as np
 
 DESCRIPTION_VERSION = 0
 #: Values that hold nothing and are never shared: the count pass ticks them and moves on.
@@ -44,6 +46,8 @@ _HASH_CHUNK = 1 << 26
 def sha256_of_array(arr: np.ndarray) -> str:
     """SHA-256 of ``arr``'s elements in row-major order, each as little-endian bytes
     (spec/canonical.md#canonical-hash)."""
+    import numpy as np
+
     h = hashlib.sha256()
     if arr.size == 0:
         return h.hexdigest()
@@ -57,6 +61,43 @@ def sha256_of_array(arr: np.ndarray) -> str:
         for sub in arr.reshape(arr.shape[0], -1) if arr.flags.c_contiguous else arr:
             h.update(np.ascontiguousarray(sub).view(np.uint8).reshape(-1))
     return h.hexdigest()
+
+
+def _file_bytes_sha256(storage: Storage, start: int, stop: int) -> str | None:
+    """SHA-256 of bytes ``start:stop`` of a storage that is little-endian bytes of the file, hashed as they
+    lie (its elements in order are those bytes, spec/canonical.md#canonical-hash); ``None`` where the
+    elements must first go through numpy (converted, big-endian or absent bytes, a range the bytes do not
+    hold), which :meth:`Storage.array` does."""
+    if storage.data is not None or storage.buffer is None or storage.byte_order != "little" \
+            or not 0 <= start <= stop <= storage.numel * storage.dtype.itemsize:
+        return None
+    buffer = storage.buffer
+    with (buffer.view() if isinstance(buffer, Record) else memoryview(buffer)) as view:
+        if view.format != "B" or not view.c_contiguous or view.nbytes < stop:
+            return None
+        with view[start:stop] as part:
+            return hashlib.sha256(part).hexdigest()
+
+
+def _storage_sha256(storage: Storage) -> str:
+    """The hash of a storage's elements (spec/canonical.md#canonical-hash)."""
+    digest = _file_bytes_sha256(storage, 0, storage.numel * storage.dtype.itemsize)
+    return digest if digest is not None else sha256_of_array(storage.array())
+
+
+def _tensor_sha256(t: Tensor) -> str:
+    """The hash of a tensor's values: the bytes of its storage it covers where it is a row-major run of
+    them, or the values :meth:`Tensor.numpy` gives."""
+    storage = t.storage
+    if type(t) is Tensor and storage is not None and not (t.conj or t.neg or t.dtype.per_byte != 1
+                                                          or (t.lua and not t.shape) or 0 in t.shape) \
+            and row_major(t.shape, t.stride):
+        item = t.dtype.itemsize
+        start = t.storage_offset * item
+        digest = _file_bytes_sha256(storage, start, start + math.prod(t.shape) * item)
+        if digest is not None:
+            return digest
+    return sha256_of_array(t.numpy())
 
 
 def _whole_storage(t: Tensor) -> bool:
@@ -137,7 +178,7 @@ class _Describer:
                 "dtype": s.dtype.name,
                 "numel": s.numel,
                 "device": s.device,
-                "sha256": sha256_of_array(s.array()),
+                "sha256": _storage_sha256(s),
             }
         return sid
 
@@ -252,7 +293,7 @@ class _Describer:
         }
         sid = out["storage"]
         out["sha256"] = (self.storages[sid]["sha256"] if sid is not None and _whole_storage(t)
-                         else sha256_of_array(t.numpy()))
+                         else _tensor_sha256(t))
         if t.storage is not None:
             t.storage.release()
         if t.parameter:

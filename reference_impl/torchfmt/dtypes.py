@@ -7,9 +7,11 @@ from :data:`DTYPES` or are checked against it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
-import ml_dtypes
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class DType:
 
     name: str
     itemsize: int
-    numpy: np.dtype
+    numpy_type: str
     swap_unit: int
     storage_class: str | None
     t7_class: str | None
@@ -48,6 +50,12 @@ class DType:
     negation: str | None = None
     differentiable: bool = False
     neg_conj: bool = True
+
+    @property
+    def numpy(self) -> np.dtype:
+        """The numpy dtype (numpy and ml_dtypes are imported on first use: describing a file whose
+        storages are little-endian needs neither, so the command starts without them)."""
+        return _numpy_dtype(self.numpy_type)
 
     @property
     def is_complex(self) -> bool:
@@ -62,19 +70,38 @@ class DType:
         return self.name
 
 
-def _d(name: str, np_type: object, storage_class: str | None, t7_class: str | None = None,
+#: The width in bytes of the numpy types not named by a type string that ends in it.
+_WIDTHS = {"bool": 1, "complex32": 4, "ml_dtypes.bfloat16": 2}
+
+
+def _d(name: str, numpy_type: str, storage_class: str | None, t7_class: str | None = None,
        swap_unit: int | None = None, quantized: bool = False, per_byte: int = 1,
        negation: str | None = None, differentiable: bool = False, neg_conj: bool = True) -> DType:
-    dt = np.dtype(np_type)
-    return DType(name, dt.itemsize, dt, swap_unit or dt.itemsize, storage_class, t7_class, quantized,
+    """``numpy_type`` is a numpy type string (``"<f4"``: little-endian, width in bytes last), ``"bool"``,
+    ``"complex32"`` (two float16 parts) or ``"ml_dtypes.<name>"`` (one byte wide unless
+    :data:`_WIDTHS` says otherwise); reference_impl/tests/test_lazy_numpy.py checks every width against
+    numpy's."""
+    itemsize = int(numpy_type[2:]) if numpy_type.startswith("<") else _WIDTHS.get(numpy_type, 1)
+    return DType(name, itemsize, numpy_type, swap_unit or itemsize, storage_class, t7_class, quantized,
                  per_byte, negation, differentiable, neg_conj)
 
 
-_COMPLEX32 = np.dtype([("real", "<f2"), ("imag", "<f2")])
+@cache
+def _numpy_dtype(numpy_type: str) -> np.dtype:
+    import numpy as np
+
+    if numpy_type == "complex32":
+        return np.dtype([("real", "<f2"), ("imag", "<f2")])
+    if numpy_type.startswith("ml_dtypes."):
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, numpy_type.removeprefix("ml_dtypes.")))
+    return np.dtype(numpy_type)
+
 
 #: Every dtype, in the order of the spec's table.
 DTYPES: tuple[DType, ...] = (
-    _d("bool", np.bool_, "BoolStorage"),
+    _d("bool", "bool", "BoolStorage"),
     _d("uint8", "<u1", "ByteStorage", "Byte", negation="twos"),
     _d("int8", "<i1", "CharStorage", "Char", negation="twos"),
     _d("int16", "<i2", "ShortStorage", "Short", negation="twos"),
@@ -84,20 +111,20 @@ DTYPES: tuple[DType, ...] = (
     _d("uint32", "<u4", None),
     _d("uint64", "<u8", None),
     _d("float16", "<f2", "HalfStorage", "Half", negation="sign-quiet", differentiable=True),
-    _d("bfloat16", ml_dtypes.bfloat16, "BFloat16Storage", negation="sign", differentiable=True),
+    _d("bfloat16", "ml_dtypes.bfloat16", "BFloat16Storage", negation="sign", differentiable=True),
     _d("float32", "<f4", "FloatStorage", "Float", negation="sign", differentiable=True),
     _d("float64", "<f8", "DoubleStorage", "Double", negation="sign", differentiable=True),
-    _d("complex32", _COMPLEX32, None, swap_unit=2, negation="sign-quiet", differentiable=True,
+    _d("complex32", "complex32", None, swap_unit=2, negation="sign-quiet", differentiable=True,
        neg_conj=False),
     _d("complex64", "<c8", "ComplexFloatStorage", swap_unit=4, negation="sign",
        differentiable=True),
     _d("complex128", "<c16", "ComplexDoubleStorage", swap_unit=8, negation="sign",
        differentiable=True),
-    _d("float8_e4m3fn", ml_dtypes.float8_e4m3fn, None, differentiable=True),
-    _d("float8_e5m2", ml_dtypes.float8_e5m2, None, differentiable=True),
-    _d("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, None, differentiable=True),
-    _d("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, None, differentiable=True),
-    _d("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, None, differentiable=True),
+    _d("float8_e4m3fn", "ml_dtypes.float8_e4m3fn", None, differentiable=True),
+    _d("float8_e5m2", "ml_dtypes.float8_e5m2", None, differentiable=True),
+    _d("float8_e4m3fnuz", "ml_dtypes.float8_e4m3fnuz", None, differentiable=True),
+    _d("float8_e5m2fnuz", "ml_dtypes.float8_e5m2fnuz", None, differentiable=True),
+    _d("float8_e8m0fnu", "ml_dtypes.float8_e8m0fnu", None, differentiable=True),
     # one element is a byte packing two float4_e2m1fn values
     _d("float4_e2m1fn_x2", "<u1", None, differentiable=True),
     _d("bits1x8", "<u1", None),  # bits*: opaque elements, read as unsigned integers of their width
@@ -127,6 +154,8 @@ def to_little_endian(raw: np.ndarray, dtype: DType) -> np.ndarray:
 
     Each ``swap_unit``-wide part is swapped on its own (spec/tensors.md#tensors-byte-order).
     """
+    import numpy as np
+
     if dtype.swap_unit == 1:
         return raw.view(dtype.numpy)
     unit = np.dtype(f">u{dtype.swap_unit}")
@@ -139,6 +168,8 @@ def resolve_bits(values: np.ndarray, dtype: DType, conj: bool, neg: bool) -> np.
     the sign bit of each part, exactly as torch does (NaN and zero included); ``conj`` flips the
     imaginary part's only.  The caller has checked that ``dtype`` has a negation (and, for ``conj``,
     is complex)."""
+    import numpy as np
+
     out = np.array(values, copy=True, order="C")
     if dtype.negation == "twos":
         return np.negative(out) if neg else out

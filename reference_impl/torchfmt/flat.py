@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .model import LuaTable, Tensor, TorchObject
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def _key_name(key: Any) -> str | None:
@@ -65,4 +66,6 @@ def tensors(root: Any) -> Iterator[tuple[str, Tensor]]:
 
 def arrays(root: Any, *, copy: bool = False) -> dict[str, np.ndarray]:
     """``{name: ndarray}`` of :func:`tensors`; read-only views of the file unless ``copy``."""
+    import numpy as np
+
     return {name: np.array(t, copy=True) if copy else np.asarray(t) for name, t in tensors(root)}

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .dtypes import DType, resolve_bits, to_little_endian
 from .windows import Record
+
+if TYPE_CHECKING:  # numpy is imported where elements are asked for, not to read a file (issue 12)
+    import numpy as np
 
 
 @dataclass(eq=False)
@@ -39,6 +40,8 @@ class Storage:
 
     def array(self) -> np.ndarray:
         """The elements as a 1-D little-endian numpy array (a view of the file where possible)."""
+        import numpy as np
+
         if self.data is None:
             if self.buffer is None:
                 self.data = np.zeros(self.numel, dtype=self.dtype.numpy)
@@ -88,6 +91,8 @@ class Tensor:
         shape such as ``(0, 2**62, 4)`` is legal but no numpy array).  Dimensions of size 1 are left
         out of the strided view: they change neither the elements nor their order, and numpy allows
         at most 64 dimensions where torch allows more (spec/tensors.md#tensors-view)."""
+        import numpy as np
+
         if (self.lua and not self.shape) or self.storage is None or any(s == 0 for s in self.shape):
             return np.zeros((0,), dtype=self.dtype.numpy)
         base = self.storage.array()
@@ -118,6 +123,8 @@ class Tensor:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """``np.asarray(t)``: the logical values in the tensor's shape (read-only where they map the
         file; ``np.array(t)`` copies).  Packed dtypes give their bytes (``int_repr()``)."""
+        import numpy as np
+
         values = self.numpy()
         if values.size and self.dtype.per_byte == 1:
             values = values.reshape(self.shape)

@@ -14,8 +14,6 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..dtypes import BY_NAME, DType
 from ..errors import FormatError, Unsupported, quote
 from ..limits import VIEW_ELEMENTS
@@ -31,6 +29,7 @@ from ..model import (
 )
 
 if TYPE_CHECKING:
+
     from ..pickle.globals import Call
 
 #: Tensor metadata keys torch writes (``torch._utils.get_tensor_metadata``): the lazy view bits.
@@ -377,6 +376,8 @@ def _qscheme(g: Any, where: int | None) -> str:
 
 def _channel_values(v: Any, dtype_name: str, where: int | None) -> Tensor:
     """Per-channel scales or zero points: a tensor, or a list torch turns into one."""
+    import numpy as np
+
     if isinstance(v, Tensor):
         return v
     if not (isinstance(v, list) and all(type(x) in (int, float) for x in v)):
@@ -428,6 +429,8 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], ctx: Call) -> SparseTensor:
 def as_int64(t: Tensor, where: int | None) -> Tensor:
     """COO indices as torch keeps them: ``int64`` (torch casts other integer indices into a new
     contiguous storage, spec/tensors.md#tensors-sparse)."""
+    import numpy as np
+
     if t.dtype.name == "int64":
         return t
     if t.dtype.negation != "twos" or t.conj or t.neg:

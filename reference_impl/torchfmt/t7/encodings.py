@@ -15,12 +15,14 @@ import struct
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..dtypes import DType
 from ..errors import FormatError
 from ..model import Storage
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Environment variables through which the conformance suite hands a case's hints to any reader
 #: (spec/canonical.md#canonical-t7-hints).
@@ -200,6 +202,8 @@ class BinaryEncoding(Encoding):
         if is_long:
             self.longs_read = True
             if width == 4:
+                import numpy as np
+
                 narrow = np.frombuffer(raw, dtype=np.dtype(self._e + "i4"), count=n)
                 return Storage(dtype, n, device, data=narrow.astype("<i8"))
         return Storage(dtype, n, device, buffer=raw, byte_order=self.byte_order)
@@ -284,6 +288,8 @@ def to_float32(values: np.ndarray, tokens: list[bytes]) -> np.ndarray:
     right except when the double lands exactly halfway between two float32 values, which is settled
     here on the token's exact value (spec/t7.md#t7-ascii).
     """
+    import numpy as np
+
     with np.errstate(over="ignore", invalid="ignore"):
         f32 = values.astype(np.float32)
     back = f32.astype(np.float64)
@@ -301,6 +307,8 @@ def to_float32(values: np.ndarray, tokens: list[bytes]) -> np.ndarray:
 def _float32_neighbours(d: float, rounded: np.float32) -> tuple[np.float32, np.float32, float]:
     """The float32 values just below and above ``d`` (``rounded`` is one of them) and their midpoint,
     which a double holds exactly."""
+    import numpy as np
+
     inf = np.float32(np.inf)
     top = np.float32(3.4028234663852886e38)
     if math.isinf(float(rounded)):
@@ -318,6 +326,8 @@ def _float32_neighbours(d: float, rounded: np.float32) -> tuple[np.float32, np.f
 
 def float32_to_half(f32: np.ndarray) -> np.ndarray:
     """torch7's ``TH_float2half``: round to nearest even, every NaN becomes 0x7fff."""
+    import numpy as np
+
     with np.errstate(over="ignore", invalid="ignore"):
         half = f32.astype(np.float16)
     bits = half.view(np.uint16).copy()
@@ -419,6 +429,8 @@ class AsciiEncoding(Encoding):
     def read_storage(self, dtype: DType, n: int, device: str) -> Storage:
         """Byte/Char elements are raw bytes (a zero-copy slice); the others decimal tokens
         (spec/t7.md#t7-ascii, #t7-storage)."""
+        import numpy as np
+
         if dtype.itemsize == 1:
             return Storage(dtype, n, device, buffer=self._raw(n, f"a storage of {n} bytes"))
         self.need(n, f"a storage of {n} {dtype.name} elements")
