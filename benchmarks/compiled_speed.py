@@ -22,6 +22,14 @@ one's, and each compiled variant must have imported its extension modules.
     PYTHONPATH=reference_impl /work/venv/bin/python benchmarks/compiled_speed.py [--rounds 3] [--repeat 7]
 
 Needs torch and Cython 3 (``pip install 'cython>=3'``) with a C compiler.
+
+Measured on this 2-core machine (2026-11-26, Cython 3.3.1, CPython 3.11, load average 3.1-3.7, CPU time):
+plain 371 ms, compiled as is 334 ms (1.11x), compiled + ``.pxd`` 306 ms (1.21x), torch 918 ms (torch /
+typed build 3.0x, against 2.5x plain).  Three quarters of the compiled build's samples (``perf``) lie in
+libpython: allocating, freeing and looking up the records a tensor makes, which compiling does not remove
+(making those records alone costs about 3.7 us a tensor in plain Python, where 10x torch allows 4.6 us for
+everything).  Below the 1.5x that would pay for shipping and testing a second build, so torchfmt has none;
+both builds read the conformance suite's 1,014 cases as the plain modules do.
 """
 
 from __future__ import annotations
