@@ -66,28 +66,33 @@ def _by_torch(files: dict[str, Path]) -> dict[str, Any]:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def start_runs(selected: list[pytest.Item] | None = None) -> None:
-    """Write the files and start torch's run on them in a thread (conftest.py calls this when collection
-    ends; torch starts in seconds)."""
-    if STARTED or importlib.util.find_spec("torch") is None:  # the files start from a torch-written zip
-        return
-    folder = Path(tempfile.mkdtemp(prefix="torchfmt-hardening-accepts-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+def _write_files(folder: Path) -> dict[str, Path]:
+    """The family's accept files (built from a torch-written zip: torch is imported here)."""
     files = {}
     for name, body, *_ in pickle_hardening.ACCEPTS:
         path = folder / f"{name}.pt"
         path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
         files[name] = path
-    STARTED["files"] = files
+    return files
+
+
+def start_runs(selected: list[pytest.Item] | None = None) -> None:
+    """Write the files and run torch on them, in a thread (conftest.py calls this when collection ends:
+    writing them imports torch, which takes seconds, so the tests start meanwhile)."""
+    if STARTED or importlib.util.find_spec("torch") is None:  # the files start from a torch-written zip
+        return
+    folder = Path(tempfile.mkdtemp(prefix="torchfmt-hardening-accepts-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hardening")
-    STARTED["by_torch"] = pool.submit(_by_torch, files)
+    files = STARTED["files"] = pool.submit(_write_files, folder)
+    STARTED["by_torch"] = pool.submit(lambda: _by_torch(files.result()))
     pool.shutdown(wait=False)
 
 
 @pytest.fixture(scope="module")
 def files(needs_torch: None) -> dict[str, Path]:
     start_runs()
-    return STARTED["files"]
+    return STARTED["files"].result()
 
 
 @pytest.fixture(scope="module")
