@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from t7_bytes import chars, i, q, string, table
-from torchfmt import Hints, read_bytes
+from torchfmt import Hints, open_document, read_bytes
 from torchfmt.describe import describe_document
 from torchfmt.errors import FormatError, Unsupported
 from torchfmt.t7 import reader
@@ -71,17 +71,24 @@ def _same(data: bytes, monkeypatch: pytest.MonkeyPatch, hints: Hints | None = No
 def test_the_fast_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """A state_dict-like table goes through the fast path (else the other tests prove nothing)."""
     data = _state_dict([(f"w{k}", _float_entry(2 * k + 2, [3], [1], 1, 3)) for k in range(50)])
-    calls = []
-    real = ObjectReader._fast_tensor
+    calls: list[int] = []  # entries read by each call of a fast path
+    real, real_run = ObjectReader._fast_tensor, ObjectReader._fast_run
 
     def spy(self: ObjectReader) -> Any:
         out = real(self)
         calls.append(out is not reader._SLOW)
         return out
 
+    def spy_run(self: ObjectReader, *args: Any) -> int:
+        done = real_run(self, *args)
+        calls.append(done)
+        return done
+
     monkeypatch.setattr(ObjectReader, "_fast_tensor", spy)
+    monkeypatch.setattr(ObjectReader, "_fast_run", spy_run)
     assert not isinstance(_same(data, monkeypatch), tuple)
     assert sum(calls) == 50
+    assert max(calls) == 49  # the first entry makes the layout, the run reads the others
 
 
 def _id(p: Path) -> str:
@@ -239,3 +246,84 @@ def test_every_int_of_a_built_stream_set_to_boundary_values(monkeypatch: pytest.
     for at in range(0, len(data) - 3, 4):
         for v in (-(1 << 31), -9, -1, 0, 1, 2, 3, 4, 5, 7, 8, 64, 65, 1 << 20):
             _same(data[:at] + struct.pack("<i", v) + data[at + 4:], monkeypatch)
+
+
+# -- read through the file: the map and pread (spec/t7.md#t7-tensor) ----------------------------------
+
+def _same_through_file(data: bytes, path: Path, monkeypatch: pytest.MonkeyPatch,
+                       hints: Hints | None = None) -> Any:
+    """The file at ``path`` holding ``data``, read fast through :func:`open_document` (a map of the file,
+    some headers read from it with pread), against the checked path reading the bytes."""
+    hints = hints or Hints()
+    path.write_bytes(data)
+    monkeypatch.setattr(reader, "FAST", True)
+    try:
+        fast = _json(describe_document(open_document(path, hints)))
+    except (FormatError, Unsupported) as e:
+        fast = (type(e).__name__, getattr(e, "code", None), getattr(e, "offset", None), str(e))
+    assert fast == _outcome(data, hints, False, monkeypatch)
+    return fast
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_every_binary_file_reads_the_same_through_the_file(path: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    _same_through_file(path.read_bytes(), tmp_path / "x.t7", monkeypatch)
+
+
+def _big_entries() -> bytes:
+    """A state_dict of storages past ``_PEEK_AFTER`` bytes, so that the run reads each next entry with
+    pread: a key longer than what pread reads, a key that is not UTF-8, a number key and a view."""
+    big = 20_000  # float32 elements: 80,000 bytes
+    return table(1, string(b"a"), _float_entry(2, [big], [1], 1, big),
+                 string(b"b"), _float_entry(4, [big // 2], [2], 1, big),
+                 string(b"c" * 1500), _float_entry(6, [big], [1], 1, big),
+                 string(b"d"), _float_entry(8, [100, 200], [200, 1], 1, big),
+                 string(b"\xff"), _float_entry(10, [big], [1], 1, big),
+                 i(1) + struct.pack("<d", 3.0), _float_entry(12, [big], [1], 1, big),
+                 string(b"e"), _float_entry(14, [big], [1], 1, big))
+
+
+@pytest.mark.parametrize("peek_after", [reader._PEEK_AFTER, 0])
+def test_big_storages_read_the_same_through_the_file(peek_after: int, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every entry after a big storage (or, with ``peek_after`` 0, every entry) read with pread: whole,
+    cut anywhere in a header, and with each 4-byte field of a header set to boundary values."""
+    monkeypatch.setattr(reader, "_PEEK_AFTER", peek_after)
+    data = _big_entries()
+    path = tmp_path / "x.t7"
+    assert not isinstance(_same_through_file(data, path, monkeypatch), tuple)
+    # the headers: everything but the storages' elements
+    headers = [k for k in range(len(data)) if data[k:k + 1] != b"\x01"]
+    for cut in headers[1::7]:
+        _same_through_file(data[:cut], path, monkeypatch)
+    for at in headers[::4][:300]:
+        for v in (-1, 0, 2, 4, 65, 1 << 20):
+            _same_through_file(data[:at] + struct.pack("<i", v) + data[at + 4:], path, monkeypatch)
+
+
+def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every field of every tensor and storage a run makes (it calls the constructors positionally)
+    is the checked path's; the storages' bytes too."""
+    data = _big_entries() + _state_dict([(f"w{k}", _float_entry(2 * k + 17, [3, 2], [2, 1], 1, 6))
+                                         for k in range(5)], index=16)
+
+    def objects(fast: bool) -> list[Any]:
+        monkeypatch.setattr(reader, "FAST", fast)
+        enc = BinaryEncoding(memoryview(data))
+        r = ObjectReader(enc)
+        return [r.read_object(), r.read_object(), *r.objects]
+
+    fast, slow = objects(True), objects(False)
+    assert len(fast) == len(slow)
+    for a, b in zip(fast, slow, strict=True):
+        assert type(a) is type(b)
+        if isinstance(a, (reader.Tensor, reader.Storage)):
+            fields_a, fields_b = dict(vars(a)), dict(vars(b))
+            for f, objs in ((fields_a, fast), (fields_b, slow)):
+                if f.get("storage") is not None:  # the storage's place among the objects
+                    f["storage"] = next(k for k, o in enumerate(objs) if o is f["storage"])
+                if f.get("buffer") is not None:
+                    f["buffer"] = bytes(f["buffer"])
+            assert fields_a == fields_b
+    assert sum(isinstance(a, reader.Tensor) for a in fast) == 12

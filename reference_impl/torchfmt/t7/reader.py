@@ -17,6 +17,7 @@ import re
 import struct
 from collections.abc import Generator
 from dataclasses import dataclass
+from os import pread
 from types import GeneratorType
 from typing import Any
 
@@ -125,7 +126,7 @@ class ObjectReader:
     (spec/t7.md#t7-stream)."""
 
     def __init__(self, enc: Encoding, max_depth: int = T7_DEPTH.value,
-                 max_objects: int = T7_OBJECTS.value) -> None:
+                 max_objects: int = T7_OBJECTS.value, fd: int | None = None) -> None:
         self.enc = enc
         self.max_depth = max_depth
         self.max_objects = max_objects
@@ -137,6 +138,9 @@ class ObjectReader:
         self._stack: list[_Reader] = []
         #: The fast paths read binary streams only, and never when :data:`FAST` is off.
         self._fast = FAST and type(enc) is BinaryEncoding
+        #: The open file ``enc.buf`` maps, if any: :meth:`_fast_run` reads headers after big storages
+        #: from it.
+        self._fd = fd if self._fast else None
         if self._fast:
             assert isinstance(enc, BinaryEncoding)
             e = "<" if enc.byte_order == "little" else ">"
@@ -148,6 +152,9 @@ class ObjectReader:
             self._version_header = struct.pack(e + "i", 3) + b"V 1"
             #: The layout of the last tensor read with a new storage: the next is likely the same.
             self._layout: _Layout | None = None
+            #: The views :meth:`_fast_run` has read, by element width, then sizes and strides (see
+            #: :func:`_run_view`).
+            self._views: dict[int, dict[tuple[int, ...], Any]] = {}
             #: ``unpack_from`` of a tensor's sizes, strides and offset, by dimension count.
             self._geometry = _GeometryStructs(e + ("q" if enc.long_size == 8 else "i"))
 
@@ -267,7 +274,14 @@ class ObjectReader:
             unpack_int2 = self._int2
             buf = enc.buf
             size = enc.size
-        for _ in range(n):
+        left = n
+        while left:
+            if fast and self._layout is not None:
+                done = self._fast_run(append, seen_strings, left)
+                if done:
+                    left -= done
+                    continue
+            left -= 1
             key_at = pos = enc.pos
             key = _SLOW
             if fast:
@@ -311,6 +325,96 @@ class ObjectReader:
     # checked path would reject, they leave the reader as it was and return _SLOW, so that the checked
     # path (_begin and the composite readers) reads the same bytes and raises its own error.  A test
     # reads every case both ways (reference_impl/tests/test_t7_fast_path.py).
+
+    def _fast_run(self, append: Any, seen_strings: set[str], left: int) -> int:
+        """Read up to ``left`` entries in a row that are a new UTF-8 string key and a tensor laid out as
+        the last one (see :class:`_Layout`) over a new storage whose elements hold its view; stop before
+        the first entry that is anything else (the per-entry path reads it, and raises any error).  The
+        number of entries read.  After a storage of :data:`_PEEK_AFTER` bytes or more, the next entry is
+        read with ``pread`` from the file when there is one: its page of the map is not touched (a page
+        fault costs some four times a small ``pread``), and its bytes are the map's."""
+        layout = self._layout
+        assert layout is not None
+        if len(self._stack) >= self.max_depth or layout.info.dtype is None:
+            return 0
+        enc = self.enc
+        buf, size, pos, fd = enc.buf, enc.size, enc.pos, self._fd
+        objects = self.objects
+        nobj = len(objects)
+        # each entry is three objects: the key, the tensor and its storage
+        left = min(left, (self.max_objects - self.count) // 3)
+        unpack_int2, unpack, lsize = self._int2, layout.unpack, layout.size
+        ndim, tensor_block, storage_block = layout.ndim, layout.tensor_block, layout.storage_block
+        info = layout.info
+        dtype, device, byte_order = info.dtype, info.device, enc.byte_order
+        width = dtype.itemsize
+        if dtype.name == "int64" and enc.long_size != width:  # widened: the encoding's own reading
+            return 0
+        last_geometry = 4 + 2 * ndim  # the offset in the unpacked layout
+        views = self._views.setdefault(width, {})
+        peek = fd is not None
+        done = 0
+        while done < left:
+            src, base, end = buf, 0, size  # where the entry is read from: the map, or bytes read
+            if peek:
+                ahead = pread(fd, _PEEK, pos)  # type: ignore[arg-type]
+                if len(ahead) >= 8:
+                    src, base, end = ahead, pos, pos + len(ahead)
+            if pos + 8 > end:
+                break
+            q = pos - base
+            code, length = unpack_int2(src, q)
+            if code != STRING or length < 0:
+                break
+            kq = q + 8 + length  # the tensor, in src
+            if base + kq + lsize > end:
+                if base == 0:
+                    break
+                src, base, q, kq = buf, 0, pos, pos + 8 + length  # the entry runs past what was read
+                if kq + lsize > size:
+                    break
+            try:
+                key = str(src[q + 8:kq], "utf-8")
+            except UnicodeDecodeError:
+                break
+            if key in seen_strings:
+                break
+            f = unpack(src, kq)
+            if (f[1] != nobj + 1 or f[-3] != nobj + 2 or f[0] != TORCH or f[-4] != TORCH
+                    or f[3] != ndim or f[2] != tensor_block or f[-2] != storage_block):
+                break
+            n = f[-1]
+            p = base + kq + lsize
+            end = p + n * width
+            if n < 0 or end > size:
+                break
+            geometry = f[4:last_geometry]
+            view = views.get(geometry)
+            if view is None:
+                view = _run_view(views, geometry, ndim, width)
+            if view is _SLOW:
+                break
+            sizes, strides, numel, reach = view
+            offset = f[last_geometry] - 1
+            # the view's elements lie inside the storage (_check_view's test)
+            if offset < 0 or numel > n or offset + reach >= n:
+                break
+            storage = Storage(dtype, n, device, buf[p:end], byte_order)
+            tensor = Tensor(dtype, sizes, strides, offset, storage, device, False, False, False, False, {},
+                            True)  # lua=True; positional: much faster than keywords (see the test)
+            objects.append(tensor)
+            objects.append(storage)
+            seen_strings.add(key)
+            append((key, tensor))
+            nobj += 2
+            pos = end
+            peek = fd is not None and n * width >= _PEEK_AFTER
+            done += 1
+        if done:
+            self.count += 3 * done
+            enc.pos = pos
+            enc.longs_read = True
+        return done
 
     def _fast_simple(self) -> Any:
         """A string or number, as ``_begin(None)`` reads it, or ``_SLOW``."""
@@ -686,6 +790,14 @@ _STORAGE_CLASSES = {name.encode(): info for name, info in classes.CLASSES.items(
                     if info.kind == classes.STORAGE}
 
 
+#: Bytes of a storage after which :meth:`ObjectReader._fast_run` reads the next entry with ``pread``
+#: (the kernel maps a file's pages 64 KiB around each fault: past that, the next page is not mapped yet).
+_PEEK_AFTER = 1 << 16
+#: Bytes it reads: a key, a tensor and a storage header of a few dimensions.
+_PEEK = 1024
+#: Distinct views it keeps (:meth:`ObjectReader._run_view`).
+_VIEWS = 4096
+
 #: A new storage (its size follows) in a :data:`_Head`.
 _NEW = _Pending()
 #: A tensor's class, dimension count, sizes-strides-offset, where its storage begins, where the storage
@@ -726,6 +838,22 @@ class _GeometryStructs(dict[int, Any]):
         return unpack
 
 
+def _run_view(views: dict[tuple[int, ...], Any], geometry: tuple[int, ...], ndim: int, width: int) -> Any:
+    """For :meth:`ObjectReader._fast_run`: the sizes and strides ``geometry`` holds (each tuple made once
+    and shared by every tensor of that geometry: fewer objects for the collector), its element count and
+    the distance from its first element to its last; ``_SLOW`` for a geometry the per-entry path must read
+    (no dimension or no element, a negative size or stride, a stride whose bytes (``width`` each)
+    overflow 64 bits).  Kept in ``views``, up to :data:`_VIEWS` of them (spec/t7.md#t7-tensor)."""
+    sizes, strides = geometry[:ndim], geometry[ndim:]
+    view: Any = _SLOW
+    if ndim and min(sizes) > 0 and min(strides) >= 0 and width * max(strides) < 1 << 63:
+        reach = sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))
+        view = (sizes, strides, math.prod(sizes), reach)
+    if len(views) < _VIEWS:
+        views[geometry] = view
+    return view
+
+
 # -- the whole file (spec/t7.md#t7-detect) -----------------------------------------------------------
 #: The values that nest in a ``.t7`` description (each is shareable: spec/canonical.md#canonical-sharing).
 _COMPOSITE = (LuaTable, TorchObject, LuaFunction, list)
@@ -761,13 +889,13 @@ def _check_described_depth(objects: list[Any], limit: int) -> None:
             stack.extend((child, depth) for child in reversed(kids))
 
 
-def _read_with(enc: Encoding) -> list[Any]:
+def _read_with(enc: Encoding, fd: int | None = None) -> list[Any]:
     # Reading allocates up to T7_OBJECTS objects and nothing is garbage until it ends: the cyclic
     # collector, run every few hundred allocations, would walk the growing graph again and again.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        objects = ObjectReader(enc).read_stream()
+        objects = ObjectReader(enc, fd=fd).read_stream()
     finally:
         if enabled:
             gc.enable()
@@ -784,10 +912,10 @@ class _Reading:
     error: FormatError | None = None
 
     @classmethod
-    def of(cls, buf: memoryview, byte_order: str, long_size: int) -> _Reading:
+    def of(cls, buf: memoryview, byte_order: str, long_size: int, fd: int | None = None) -> _Reading:
         reading = cls(BinaryEncoding(buf, byte_order, long_size))
         try:
-            reading.objects = _read_with(reading.enc)
+            reading.objects = _read_with(reading.enc, fd)
         except FormatError as e:
             reading.error = e
         return reading
@@ -797,8 +925,9 @@ class _Reading:
         return Document(self.enc.format, self.objects, {"t7": self.enc.describe()}, notes=notes or {})
 
 
-def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
-    """Read a whole ``.t7`` stream, detecting what ``hints`` leave open (spec/t7.md#t7-detect)."""
+def read_t7(buf: bytes | memoryview, hints: Hints, fd: int | None = None) -> Document:
+    """Read a whole ``.t7`` stream, detecting what ``hints`` leave open (spec/t7.md#t7-detect).  ``fd``:
+    the open file ``buf`` maps, if it is one (some headers are read from it rather than the map)."""
     mv = memoryview(buf).cast("B") if not isinstance(buf, memoryview) or buf.format != "B" else buf
     mode = hints.mode or sniff_mode(mv)
     if mode == "ascii":
@@ -807,13 +936,13 @@ def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
     byte_order = hints.byte_order or sniff_byte_order(mv) or "little"
     if hints.long_size:
         enc = BinaryEncoding(mv, byte_order, hints.long_size)
-        return Document(enc.format, _read_with(enc), {"t7": enc.describe()})
-    eight = _Reading.of(mv, byte_order, 8)
+        return Document(enc.format, _read_with(enc, fd), {"t7": enc.describe()})
+    eight = _Reading.of(mv, byte_order, 8, fd)
     if not eight.enc.longs_read:  # the long size cannot matter
         if eight.error is not None:
             raise eight.error
         return eight.document()
-    four = _Reading.of(mv, byte_order, 4)
+    four = _Reading.of(mv, byte_order, 4, fd)
     if eight.objects is None and four.objects is None:
         # The error of the reading that got further into the file (spec/t7.md#t7-detect).
         assert eight.error is not None and four.error is not None
