@@ -327,3 +327,23 @@ def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.Monk
                     f["buffer"] = bytes(f["buffer"])
             assert fields_a == fields_b
     assert sum(isinstance(a, reader.Tensor) for a in fast) == 12
+
+
+def test_the_description_nests_no_deeper_than_the_composites_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nesting walk is skipped where a reading made no more composite values than the depth limit:
+    sound only if the description never nests deeper than that count.  Checked on every file and
+    mutation above that reads (the walk raises when the depth exceeds its limit)."""
+    rng = random.Random(7)
+    checked = 0
+    for path in FILES:
+        data = path.read_bytes()
+        for variant in [data, *(_mutations(data, rng, 20) if len(data) < 200_000 else [])]:
+            for long_size in (8, 4):
+                r = ObjectReader(BinaryEncoding(memoryview(variant), "little", long_size))
+                try:
+                    objects = r.read_stream()
+                except (FormatError, Unsupported):
+                    continue
+                reader._check_described_depth(objects, r.composites)
+                checked += 1
+    assert checked > len(FILES) // 2

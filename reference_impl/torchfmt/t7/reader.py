@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import math
+import operator
 import re
 import struct
 from collections.abc import Generator
@@ -134,6 +135,9 @@ class ObjectReader:
         self.count = 0
         #: Index i holds the object whose reference index is i + 1.
         self.objects: list[Any] = []
+        #: Composite values made (tables, torch objects and their table or list, functions): the
+        #: description nests no deeper than this (see :func:`_read_with`).
+        self.composites = 0
         #: The composite readers open in :meth:`read_object` (their count is the nesting depth).
         self._stack: list[_Reader] = []
         #: The fast paths read binary streams only, and never when :data:`FAST` is off.
@@ -260,6 +264,7 @@ class ObjectReader:
     # -- tables (spec/t7.md#t7-table) ------------------------------------------------------------------
     def _table(self) -> _Reader | LuaTable:
         table = LuaTable()
+        self.composites += 1
         self.objects.append(table)
         n = self._count("table size", 2 * self.enc.min_object_size)
         return self._pairs(table, n, "table") if n else table  # an empty table needs no reader
@@ -340,7 +345,6 @@ class ObjectReader:
         enc = self.enc
         buf, size, pos, fd = enc.buf, enc.size, enc.pos, self._fd
         objects = self.objects
-        nobj = len(objects)
         # each entry is three objects: the key, the tensor and its storage
         left = min(left, (self.max_objects - self.count) // 3)
         unpack_int2, unpack, lsize = self._int2, layout.unpack, layout.size
@@ -352,52 +356,53 @@ class ObjectReader:
             return 0
         last_geometry = 4 + 2 * ndim  # the offset in the unpacked layout
         views = self._views.setdefault(width, {})
+        fixed_fields = layout.fixed_fields
+        # a storage of peek_n elements or more has _PEEK_AFTER bytes or more
+        peek_n = -(-_PEEK_AFTER // width) if fd is not None else size + 1
+        fixed = (TORCH, tensor_block, ndim, TORCH, storage_block)  # the fields every entry repeats
+        index = len(objects) + 1  # the tensor's reference index (its storage's is the next)
+        geometry = view = None
         peek = fd is not None
         done = 0
         while done < left:
-            src, base, end = buf, 0, size  # where the entry is read from: the map, or bytes read
-            if peek:
-                ahead = pread(fd, _PEEK, pos)  # type: ignore[arg-type]
-                if len(ahead) >= 8:
-                    src, base, end = ahead, pos, pos + len(ahead)
-            if pos + 8 > end:
-                break
+            if peek:  # the entry from bytes read at pos, rather than from the map
+                src, base = pread(fd, _PEEK, pos), pos  # type: ignore[arg-type]
+            else:
+                src, base = buf, 0
             q = pos - base
-            code, length = unpack_int2(src, q)
-            if code != STRING or length < 0:
-                break
-            kq = q + 8 + length  # the tensor, in src
-            if base + kq + lsize > end:
-                if base == 0:
-                    break
-                src, base, q, kq = buf, 0, pos, pos + 8 + length  # the entry runs past what was read
-                if kq + lsize > size:
-                    break
             try:
-                key = str(src[q + 8:kq], "utf-8")
-            except UnicodeDecodeError:
+                code, length = unpack_int2(src, q)
+                if code != STRING or length < 0:
+                    break
+                kq = q + 8 + length  # the tensor, in src
+                f = unpack(src, kq)
+            except struct.error:  # past the end of src
+                if peek:  # of what was read: read the entry from the map
+                    peek = False
+                    continue
                 break
-            if key in seen_strings:
-                break
-            f = unpack(src, kq)
-            if (f[1] != nobj + 1 or f[-3] != nobj + 2 or f[0] != TORCH or f[-4] != TORCH
-                    or f[3] != ndim or f[2] != tensor_block or f[-2] != storage_block):
+            if fixed_fields(f) != fixed or f[1] != index or f[-3] != index + 1:
                 break
             n = f[-1]
             p = base + kq + lsize
             end = p + n * width
             if n < 0 or end > size:
                 break
-            geometry = f[4:last_geometry]
-            view = views.get(geometry)
-            if view is None:
-                view = _run_view(views, geometry, ndim, width)
+            if f[4:last_geometry] != geometry:
+                geometry = f[4:last_geometry]
+                view = views.get(geometry) or _run_view(views, geometry, ndim, width)
             if view is _SLOW:
                 break
-            sizes, strides, numel, reach = view
+            sizes, strides, numel, reach = view  # type: ignore[misc]
             offset = f[last_geometry] - 1
             # the view's elements lie inside the storage (_check_view's test)
             if offset < 0 or numel > n or offset + reach >= n:
+                break
+            try:
+                key = str(src[q + 8:kq], "utf-8")
+            except UnicodeDecodeError:
+                break
+            if key in seen_strings:
                 break
             storage = Storage(dtype, n, device, buf[p:end], byte_order)
             tensor = Tensor(dtype, sizes, strides, offset, storage, device, False, False, False, False, {},
@@ -406,9 +411,9 @@ class ObjectReader:
             objects.append(storage)
             seen_strings.add(key)
             append((key, tensor))
-            nobj += 2
+            index += 2
             pos = end
-            peek = fd is not None and n * width >= _PEEK_AFTER
+            peek = n >= peek_n
             done += 1
         if done:
             self.count += 3 * done
@@ -613,6 +618,7 @@ class ObjectReader:
             return self._storage(info)
         if info.kind == classes.DECLINED:
             raise Unsupported(f"t7 class {info.why}")
+        self.composites += 2  # the object, and the table or list it may hold
         if info.kind == classes.TDS_HASH:
             obj = TorchObject(name, version, LuaTable())
             self.objects.append(obj)
@@ -700,6 +706,7 @@ class ObjectReader:
     def _function(self, code: int, at: int) -> _Reader:
         bytecode = self.enc.read_chars(self._count("bytecode length", 1))
         func = LuaFunction(FUNCTION_KINDS[code], bytecode, [], offset=at)
+        self.composites += 1
         if code != FUNCTION:  # type 6 has no index and cannot be shared
             self.objects.append(func)
         return self._upvalues(func, code)
@@ -823,6 +830,9 @@ class _Layout:
         self.info = info
         #: Bytes from the end of the geometry to the end of the layout.
         self.tail = 8 + len(storage_block) + struct.calcsize(order + long_code)
+        #: The fields of an unpacked layout every tensor laid out so repeats: the two type codes, the
+        #: class blocks and the dimension count.
+        self.fixed_fields = operator.itemgetter(0, 2, 3, -4, -2)
 
 
 
@@ -895,11 +905,15 @@ def _read_with(enc: Encoding, fd: int | None = None) -> list[Any]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        objects = ObjectReader(enc, fd=fd).read_stream()
+        reader = ObjectReader(enc, fd=fd)
+        objects = reader.read_stream()
     finally:
         if enabled:
             gc.enable()
-    _check_described_depth(objects, T7_DEPTH.value)
+    # Each level of the description is a composite value met for the first time, so it nests no deeper
+    # than the composite values there are: the walk is needed only where there are more than the limit.
+    if reader.composites > T7_DEPTH.value:
+        _check_described_depth(objects, T7_DEPTH.value)
     return objects
 
 
