@@ -326,7 +326,9 @@ def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.Monk
                 if f.get("buffer") is not None:
                     f["buffer"] = bytes(f["buffer"])
             assert fields_a == fields_b
-    assert sum(isinstance(a, reader.Tensor) for a in fast) == 12
+    tensors = [a for a in fast if isinstance(a, reader.Tensor)]
+    assert len(tensors) == 12
+    assert len({id(t.attrs) for t in tensors}) == 12  # each its own (a field with a default factory)
 
 
 def test_the_description_nests_no_deeper_than_the_composites_read(monkeypatch: pytest.MonkeyPatch) -> None:
