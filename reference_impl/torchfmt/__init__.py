@@ -97,7 +97,8 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
     if not mmap:
         with open(path, "rb") as g:
             return read_bytes(g.read(), hints, inert=inert)
-    f = open(path, "rb")  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
+    # unbuffered: it is only ever read by pread and maps (FileWindows, the .t7 reader)
+    f = open(path, "rb", buffering=0)  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
     try:
         source = FileWindows(f)
         if len(source) == 0:
