@@ -282,7 +282,7 @@ class ObjectReader:
         left = n
         while left:
             if fast and self._layout is not None:
-                done = self._fast_run(append, seen_strings, left)
+                done = self._fast_run(table.items, seen_strings, left)
                 if done:
                     left -= done
                     continue
@@ -331,13 +331,14 @@ class ObjectReader:
     # path (_begin and the composite readers) reads the same bytes and raises its own error.  A test
     # reads every case both ways (reference_impl/tests/test_t7_fast_path.py).
 
-    def _fast_run(self, append: Any, seen_strings: set[str], left: int) -> int:
-        """Read up to ``left`` entries in a row that are a new UTF-8 string key and a tensor laid out as
-        the last one (see :class:`_Layout`) over a new storage whose elements hold its view; stop before
-        the first entry that is anything else (the per-entry path reads it, and raises any error).  The
-        number of entries read.  After a storage of :data:`_PEEK_AFTER` bytes or more, the next entry is
-        read with ``pread`` from the file when there is one: its page of the map is not touched (a page
-        fault costs some four times a small ``pread``), and its bytes are the map's."""
+    def _fast_run(self, items: list[tuple[Any, Any]], seen_strings: set[str], left: int) -> int:
+        """Read into a table's ``items`` up to ``left`` entries in a row that are a new UTF-8 string key
+        and a tensor laid out as the last one (see :class:`_Layout`) over a new storage whose elements
+        hold its view; stop before the first entry that is anything else (the per-entry path reads it,
+        and raises any error).  The number of entries read.  After a storage of :data:`_PEEK_AFTER`
+        bytes or more, the next entry is read with ``pread`` from the file when there is one: its page of
+        the map is not touched (a page fault costs some four times a small ``pread``), and its bytes are
+        the map's."""
         layout = self._layout
         assert layout is not None
         if len(self._stack) >= self.max_depth or layout.info.dtype is None:
@@ -417,7 +418,7 @@ class ObjectReader:
             objects.append(tensor)
             objects.append(storage)
             seen_strings.add(key)
-            append((key, tensor))
+            items.append((key, tensor))
             index += 2
             pos = end
             peek = n >= peek_n
