@@ -185,7 +185,26 @@ def _entries() -> list[bytes]:
     out.append(table(1, string(b"\xff\xfe"), _float_entry(2, [3], [1], 1, 3),
                      i(1) + struct.pack("<d", 1.0), _float_entry(4, [3], [1], 1, 3),
                      i(1) + struct.pack("<d", float("nan")), _float_entry(6, [3], [1], 1, 3)))
+    out += [_alternating(), _alternating(bad=True)]
     return out
+
+
+def _alternating(bad: bool = False) -> bytes:
+    """Weights and biases taking turns (the run switches between the layouts it has met), a Double and a
+    Long tensor among them; ``bad``: then a FloatTensor over a ShortStorage (a known tensor layout whose
+    storage class is not its own)."""
+    entries = []
+    for k in range(4):
+        entries += [(f"w{k}", _float_entry(4 * k + 2, [2, 3], [3, 1], 1, 6)),
+                    (f"b{k}", _float_entry(4 * k + 4, [3], [1], 1, 3))]
+    entries += [("d", _float_entry(18, [2, 3], [3, 1], 1, 6, cls=b"Double")),
+                ("w4", _float_entry(20, [2, 3], [3, 1], 1, 6)),
+                ("l", _float_entry(22, [3], [1], 1, 3, cls=b"Long")),
+                ("b4", _float_entry(24, [3], [1], 1, 3))]
+    if bad:
+        entries += [("x", _float_entry(26, [3], [1], 1, 3).replace(b"FloatStorage", b"ShortStorage")),
+                    ("y", _float_entry(28, [3], [1], 1, 3))]
+    return _state_dict(entries)
 
 
 @pytest.mark.parametrize("k", range(len(_entries())))
@@ -238,11 +257,15 @@ def test_strings_and_numbers_as_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     _same(q(0) + data, monkeypatch)
 
 
-def test_every_int_of_a_built_stream_set_to_boundary_values(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("stream", ["mixed", "alternating"])
+def test_every_int_of_a_built_stream_set_to_boundary_values(stream: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Each aligned 4-byte field of a state_dict-like stream (type codes, indexes, lengths, dimension
     counts, the halves of longs) set in turn to values at the edges of what the fast paths accept."""
     data = _state_dict([("w", _float_entry(2, [2, 3], [3, 1], 1, 6)), ("b", _float_entry(4, [3], [1], 1, 3)),
                         ("v", _float_entry(6, [3], [2], 1, None, storage_ref=3))])
+    if stream == "alternating":
+        data = _alternating()
     for at in range(0, len(data) - 3, 4):
         for v in (-(1 << 31), -9, -1, 0, 1, 2, 3, 4, 5, 7, 8, 64, 65, 1 << 20):
             _same(data[:at] + struct.pack("<i", v) + data[at + 4:], monkeypatch)
@@ -273,7 +296,8 @@ def test_every_binary_file_reads_the_same_through_the_file(path: Path, tmp_path:
 
 def _big_entries() -> bytes:
     """A state_dict of storages past ``_PEEK_AFTER`` bytes, so that the run reads each next entry with
-    pread: a key longer than what pread reads, a key that is not UTF-8, a number key and a view."""
+    pread: a key longer than what pread reads, a key that is not UTF-8, a number key, views, and
+    weights and biases taking turns."""
     big = 20_000  # float32 elements: 80,000 bytes
     return table(1, string(b"a"), _float_entry(2, [big], [1], 1, big),
                  string(b"b"), _float_entry(4, [big // 2], [2], 1, big),
@@ -281,7 +305,11 @@ def _big_entries() -> bytes:
                  string(b"d"), _float_entry(8, [100, 200], [200, 1], 1, big),
                  string(b"\xff"), _float_entry(10, [big], [1], 1, big),
                  i(1) + struct.pack("<d", 3.0), _float_entry(12, [big], [1], 1, big),
-                 string(b"e"), _float_entry(14, [big], [1], 1, big))
+                 string(b"e"), _float_entry(14, [big], [1], 1, big),
+                 string(b"f"), _float_entry(16, [100, 200], [200, 1], 1, big),
+                 string(b"g"), _float_entry(18, [big], [1], 1, big),
+                 string(b"h"), _float_entry(20, [200, 100], [100, 1], 1, big),
+                 string(b"i"), _float_entry(22, [big], [1], 1, big))
 
 
 @pytest.mark.parametrize("peek_after", [reader._PEEK_AFTER, 0])
@@ -305,8 +333,8 @@ def test_big_storages_read_the_same_through_the_file(peek_after: int, tmp_path: 
 def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every field of every tensor and storage a run makes (it calls the constructors positionally)
     is the checked path's; the storages' bytes too."""
-    data = _big_entries() + _state_dict([(f"w{k}", _float_entry(2 * k + 17, [3, 2], [2, 1], 1, 6))
-                                         for k in range(5)], index=16)
+    data = _big_entries() + _state_dict([(f"w{k}", _float_entry(2 * k + 25, [3, 2], [2, 1], 1, 6))
+                                         for k in range(5)], index=24)
 
     def objects(fast: bool) -> list[Any]:
         monkeypatch.setattr(reader, "FAST", fast)
@@ -327,8 +355,8 @@ def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.Monk
                     f["buffer"] = bytes(f["buffer"])
             assert fields_a == fields_b
     tensors = [a for a in fast if isinstance(a, reader.Tensor)]
-    assert len(tensors) == 12
-    assert len({id(t.attrs) for t in tensors}) == 12  # each its own (a field with a default factory)
+    assert len(tensors) == 16
+    assert len({id(t.attrs) for t in tensors}) == 16  # each its own (a field with a default factory)
 
 
 def test_the_description_nests_no_deeper_than_the_composites_read(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -156,6 +156,9 @@ class ObjectReader:
             self._version_header = struct.pack(e + "i", 3) + b"V 1"
             #: The layout of the last tensor read with a new storage: the next is likely the same.
             self._layout: _Layout | None = None
+            #: Every layout met, by tensor class block and dimension count (up to :data:`_LAYOUTS`): a
+            #: state_dict's tensors take turns among a few (a weight, then its bias).
+            self._layouts: dict[tuple[bytes, int], _Layout] = {}
             #: The views :meth:`_fast_run` has read, by element width, then sizes and strides (see
             #: :func:`_run_view`).
             self._views: dict[int, dict[tuple[int, ...], Any]] = {}
@@ -341,36 +344,38 @@ class ObjectReader:
         the map's."""
         layout = self._layout
         assert layout is not None
-        if len(self._stack) >= self.max_depth or layout.info.dtype is None:
+        if len(self._stack) >= self.max_depth:
             return 0
         enc = self.enc
         buf, size, pos, fd = enc.buf, enc.size, enc.pos, self._fd
         objects = self.objects
         # each entry is three objects: the key, the tensor and its storage
         left = min(left, (self.max_objects - self.count) // 3)
-        unpack_int2, unpack, lsize = self._int2, layout.unpack, layout.size
-        ndim, tensor_block, storage_block = layout.ndim, layout.tensor_block, layout.storage_block
-        info = layout.info
-        dtype, device, byte_order = info.dtype, info.device, enc.byte_order
-        width = dtype.itemsize
-        if dtype.name == "int64" and enc.long_size != width:  # widened: the encoding's own reading
-            return 0
-        last_geometry = 4 + 2 * ndim  # the offset in the unpacked layout
-        views = self._views.setdefault(width, {})
-        fixed_fields = layout.fixed_fields
+        unpack_int2, layouts, byte_order = self._int2, self._layouts, enc.byte_order
         new, storage_init, tensor_init = object.__new__, Storage.__init__, Tensor.__init__
-        # a storage of peek_n elements or more has _PEEK_AFTER bytes or more
-        peek_n = -(-_PEEK_AFTER // width) if fd is not None else size + 1
-        fixed = (TORCH, tensor_block, ndim, TORCH, storage_block)  # the fields every entry repeats
         index = len(objects) + 1  # the tensor's reference index (its storage's is the next)
-        geometry = view = None
         peek = fd is not None
+        read_at = -1  # where the bytes read with pread begin
         done = 0
+        switch = True  # to the layout's values
         while done < left:
-            if peek:  # the entry from bytes read at pos, rather than from the map
-                src, base = pread(fd, _PEEK, pos), pos  # type: ignore[arg-type]
-            else:
+            if switch:
+                switch = False
+                unpack, lsize, ndim, fixed = layout.unpack, layout.size, layout.ndim, layout.fixed
+                dtype, device = layout.info.dtype, layout.info.device
+                if dtype is None or (dtype.name == "int64" and enc.long_size != dtype.itemsize):
+                    break  # widened: the encoding's own reading
+                width = dtype.itemsize
+                last_geometry = 4 + 2 * ndim  # the offset in the unpacked layout
+                views = self._views.setdefault(width, {})
+                # a storage of peek_n elements or more has _PEEK_AFTER bytes or more
+                peek_n = -(-_PEEK_AFTER // width) if fd is not None else size + 1
+                geometry = view = None
+            if not peek:
                 src, base = buf, 0
+            elif read_at != pos:  # the entry from bytes read at pos, rather than from the map
+                src, base = pread(fd, _PEEK, pos), pos  # type: ignore[arg-type]
+                read_at = pos
             q = pos - base
             try:
                 code, length = unpack_int2(src, q)
@@ -378,12 +383,22 @@ class ObjectReader:
                     break
                 kq = q + 8 + length  # the tensor, in src
                 f = unpack(src, kq)
+                if _FIXED_FIELDS(f) != fixed:
+                    # laid out as another tensor read before?  (A guess the next unpack checks.)
+                    nlen = unpack_int2(src, kq + 15)[0]  # the class name's length (and one int more)
+                    block = bytes(src[kq + 8:kq + 19 + nlen])
+                    other = layouts.get((block, unpack_int2(src, kq + 19 + nlen)[0]))
+                    if other is None or other is layout:
+                        break
+                    layout = self._layout = other
+                    switch = True
+                    continue  # the same entry, from the same src
             except struct.error:  # past the end of src
                 if peek:  # of what was read: read the entry from the map
                     peek = False
                     continue
                 break
-            if fixed_fields(f) != fixed or f[1] != index or f[-3] != index + 1:
+            if f[1] != index or f[-3] != index + 1:
                 break
             n = f[-1]
             p = base + kq + lsize
@@ -598,7 +613,12 @@ class ObjectReader:
             return None
         storage_block = bytes(buf[p:end])
         n = self._long(buf, end)[0]
-        self._layout = _Layout(self._geometry.code, tensor_block, ndim, storage_block, info)
+        known = self._layouts.get((tensor_block, ndim))
+        if known is None or known.storage_block != storage_block or known.info is not info:
+            known = _Layout(self._geometry.code, tensor_block, ndim, storage_block, info)
+            if len(self._layouts) < _LAYOUTS:
+                self._layouts[tensor_block, ndim] = known
+        self._layout = known
         return info, ndim, geometry, at, end + long_size, _NEW, n
 
     # -- torch objects (spec/t7.md#t7-torch-object) ------------------------------------------------
@@ -820,6 +840,13 @@ _NEW = _Pending()
 _Head = tuple[classes.ClassInfo, int, tuple[int, ...], int, int, Any, int]
 
 
+#: The fields of an unpacked :class:`_Layout` every tensor laid out so repeats: the two type codes, the
+#: class blocks and the dimension count.
+_FIXED_FIELDS = operator.itemgetter(0, 2, 3, -4, -2)
+#: Layouts a reader keeps.
+_LAYOUTS = 64
+
+
 class _Layout:
     """The bytes of a tensor with a new storage (code, index, class header and name, dimension count,
     geometry, code, index, storage class header and name, size), as one struct; a tensor laid out the
@@ -838,9 +865,8 @@ class _Layout:
         self.info = info
         #: Bytes from the end of the geometry to the end of the layout.
         self.tail = 8 + len(storage_block) + struct.calcsize(order + long_code)
-        #: The fields of an unpacked layout every tensor laid out so repeats: the two type codes, the
-        #: class blocks and the dimension count.
-        self.fixed_fields = operator.itemgetter(0, 2, 3, -4, -2)
+        #: The fields of an unpacked layout every tensor laid out so repeats (see :data:`_FIXED_FIELDS`).
+        self.fixed = (TORCH, tensor_block, ndim, TORCH, storage_block)
 
 
 
