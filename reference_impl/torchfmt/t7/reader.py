@@ -14,11 +14,11 @@ from __future__ import annotations
 import gc
 import math
 import operator
+import os
 import re
 import struct
 from collections.abc import Generator
 from dataclasses import dataclass
-from os import pread
 from types import GeneratorType
 from typing import Any
 
@@ -144,7 +144,7 @@ class ObjectReader:
         self._fast = FAST and type(enc) is BinaryEncoding
         #: The open file ``enc.buf`` maps, if any: :meth:`_fast_run` reads headers after big storages
         #: from it.
-        self._fd = fd if self._fast else None
+        self._fd = fd if self._fast and _PREAD is not None else None
         if self._fast:
             assert isinstance(enc, BinaryEncoding)
             e = "<" if enc.byte_order == "little" else ">"
@@ -354,7 +354,7 @@ class ObjectReader:
         unpack_int2, layouts, byte_order = self._int2, self._layouts, enc.byte_order
         new, storage_init, tensor_init = object.__new__, Storage.__init__, Tensor.__init__
         index = len(objects) + 1  # the tensor's reference index (its storage's is the next)
-        peek = fd is not None
+        peek, pread = fd is not None, _PREAD
         read_at = -1  # where the bytes read with pread begin
         done = 0
         switch = True  # to the layout's values
@@ -374,7 +374,7 @@ class ObjectReader:
             if not peek:
                 src, base = buf, 0
             elif read_at != pos:  # the entry from bytes read at pos, rather than from the map
-                src, base = pread(fd, _PEEK, pos), pos  # type: ignore[arg-type]
+                src, base = pread(fd, _PEEK, pos), pos
                 read_at = pos
             q = pos - base
             try:
@@ -410,7 +410,7 @@ class ObjectReader:
                 view = views.get(geometry) or _run_view(views, geometry, ndim, width)
             if view is _SLOW:
                 break
-            sizes, strides, numel, reach = view  # type: ignore[misc]
+            sizes, strides, numel, reach = view
             offset = f[last_geometry] - 1
             # the view's elements lie inside the storage (_check_view's test)
             if offset < 0 or numel > n or offset + reach >= n:
@@ -825,6 +825,8 @@ _STORAGE_CLASSES = {name.encode(): info for name, info in classes.CLASSES.items(
                     if info.kind == classes.STORAGE}
 
 
+#: ``os.pread`` where the platform has it.
+_PREAD = getattr(os, "pread", None)
 #: Bytes of a storage after which :meth:`ObjectReader._fast_run` reads the next entry with ``pread``
 #: (the kernel maps a file's pages 64 KiB around each fault: past that, the next page is not mapped yet).
 _PEEK_AFTER = 1 << 16
