@@ -361,12 +361,12 @@ class ObjectReader:
         while done < left:
             if switch:
                 switch = False
-                unpack, lsize, ndim, fixed = layout.unpack, layout.size, layout.ndim, layout.fixed
+                keyed, lsize, ndim, fixed = layout.keyed, layout.size, layout.ndim, layout.fixed
                 dtype, device = layout.info.dtype, layout.info.device
                 if dtype is None or (dtype.name == "int64" and enc.long_size != dtype.itemsize):
                     break  # widened: the encoding's own reading
                 width = dtype.itemsize
-                last_geometry = 4 + 2 * ndim  # the offset in the unpacked layout
+                last_geometry = 5 + 2 * ndim  # the offset in the unpacked key and layout
                 views = self._views.setdefault(width, {})
                 # a storage of peek_n elements or more has _PEEK_AFTER bytes or more
                 peek_n = -(-_PEEK_AFTER // width) if fd is not None else size + 1
@@ -382,8 +382,9 @@ class ObjectReader:
                 if code != STRING or length < 0:
                     break
                 kq = q + 8 + length  # the tensor, in src
-                f = unpack(src, kq)
-                if _FIXED_FIELDS(f) != fixed:
+                unpack = keyed.get(length) or layout.with_key(length)
+                f = unpack(src, q + 8)  # the key's bytes, then the layout's fields
+                if _KEYED_FIXED_FIELDS(f) != fixed:
                     # laid out as another tensor read before?  (A guess the next unpack checks.)
                     nlen = unpack_int2(src, kq + 15)[0]  # the class name's length (and one int more)
                     block = bytes(src[kq + 8:kq + 19 + nlen])
@@ -398,15 +399,15 @@ class ObjectReader:
                     peek = False
                     continue
                 break
-            if f[1] != index or f[-3] != index + 1:
+            if f[2] != index or f[-3] != index + 1:
                 break
             n = f[-1]
             p = base + kq + lsize
             end = p + n * width
             if n < 0 or end > size:
                 break
-            if f[4:last_geometry] != geometry:
-                geometry = f[4:last_geometry]
+            if f[5:last_geometry] != geometry:
+                geometry = f[5:last_geometry]
                 view = views.get(geometry) or _run_view(views, geometry, ndim, width)
             if view is _SLOW:
                 break
@@ -416,7 +417,7 @@ class ObjectReader:
             if offset < 0 or numel > n or offset + reach >= n:
                 break
             try:
-                key = str(src[q + 8:kq], "utf-8")
+                key = f[0].decode("utf-8")
             except UnicodeDecodeError:
                 break
             if key in seen_strings:
@@ -842,9 +843,11 @@ _NEW = _Pending()
 _Head = tuple[classes.ClassInfo, int, tuple[int, ...], int, int, Any, int]
 
 
-#: The fields of an unpacked :class:`_Layout` every tensor laid out so repeats: the two type codes, the
-#: class blocks and the dimension count.
-_FIXED_FIELDS = operator.itemgetter(0, 2, 3, -4, -2)
+#: The fields of a :class:`_Layout` unpacked after its key's bytes (:meth:`_Layout.with_key`) every
+#: tensor laid out so repeats: the two type codes, the class blocks and the dimension count.
+_KEYED_FIXED_FIELDS = operator.itemgetter(1, 3, 4, -4, -2)
+#: Key lengths a layout keeps a struct for (:meth:`_Layout.with_key`).
+_KEY_LENGTHS = 256
 #: Layouts a reader keeps.
 _LAYOUTS = 64
 
@@ -857,9 +860,14 @@ class _Layout:
     def __init__(self, code: str, tensor_block: bytes, ndim: int, storage_block: bytes,
                  info: classes.ClassInfo) -> None:
         order, long_code = code
-        layout = struct.Struct(f"{order}ii{len(tensor_block)}si{2 * ndim + 1}{long_code}ii"
-                               f"{len(storage_block)}s{long_code}")
+        self.order = order
+        #: The struct's format without its byte order.
+        self.format = (f"ii{len(tensor_block)}si{2 * ndim + 1}{long_code}ii"
+                       f"{len(storage_block)}s{long_code}")
+        layout = struct.Struct(order + self.format)
         self.unpack = layout.unpack_from
+        #: ``unpack_from`` of a key's bytes then the layout, by key length (see :meth:`with_key`).
+        self.keyed: dict[int, Any] = {}
         self.size = layout.size
         self.tensor_block = tensor_block
         self.storage_block = storage_block
@@ -867,8 +875,16 @@ class _Layout:
         self.info = info
         #: Bytes from the end of the geometry to the end of the layout.
         self.tail = 8 + len(storage_block) + struct.calcsize(order + long_code)
-        #: The fields of an unpacked layout every tensor laid out so repeats (see :data:`_FIXED_FIELDS`).
+        #: The fields every tensor laid out so repeats (see :data:`_KEYED_FIXED_FIELDS`).
         self.fixed = (TORCH, tensor_block, ndim, TORCH, storage_block)
+
+    def with_key(self, length: int) -> Any:
+        """``unpack_from`` of a table entry's key of ``length`` bytes followed by this layout (the key's
+        bytes come first), kept for up to :data:`_KEY_LENGTHS` lengths."""
+        unpack = struct.Struct(f"{self.order}{length}s{self.format}").unpack_from
+        if len(self.keyed) < _KEY_LENGTHS:
+            self.keyed[length] = unpack
+        return unpack
 
 
 
