@@ -428,13 +428,11 @@ def describe(obj: Any, fmt: str, notes: dict[str, Any] | None = None,
     ``locations`` maps StorageImpl addresses to the file's location strings (see :func:`torch_load`).
     Raises :class:`Declined` for a value the description has no form for."""
     d = Describer(locations)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
-        d.walk(obj)
-        objects = [d.emit(obj)]
-    finally:
-        sys.setrecursionlimit(limit)
+    # Raised for good, never put back: the limit is one per process, and a save-and-restore here, in a
+    # thread beside torchfmt.recursion's blocks (the suite's), would put back a limit raised by them.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    d.walk(obj)
+    objects = [d.emit(obj)]
     doc: dict[str, Any] = {"description_version": DESCRIPTION_VERSION, "format": fmt,
                            "objects": objects, "storages": d.storages}
     doc.update(notes or {})

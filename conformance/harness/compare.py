@@ -27,9 +27,10 @@ import json
 import math
 import re
 import struct
-import sys
 from dataclasses import dataclass
 from typing import Any
+
+from torchfmt.recursion import recursion_limit
 
 #: Optional fields and the default that equals their absence.
 DEFAULTS: dict[str, Any] = {"parameter": False, "attrs": {}}
@@ -451,12 +452,9 @@ def compare(expected: dict[str, Any], actual: Any,
     if not isinstance(actual, dict):
         return [Difference("$", f"the description is not a JSON object: {_short(actual)}")]
     c = _Comparator(expected, actual, ignore)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 50_000))
     try:
-        c.document(expected, actual)
+        with recursion_limit(50_000):
+            c.document(expected, actual)
     except RecursionError:
         c.diff("$", "nested too deeply to compare")
-    finally:
-        sys.setrecursionlimit(limit)
     return c.diffs

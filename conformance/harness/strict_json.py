@@ -6,14 +6,35 @@ the contract), no duplicate object keys, nothing after the document but whitespa
 
 from __future__ import annotations
 
+import itertools
 import json
-import sys
+import re
 from typing import Any
+
+from torchfmt.recursion import recursion_limit
 
 #: The recursion limit while parsing: a description of values nested 1,000 deep (the depth every reader
 #: must accept, spec/canonical.md#canonical-node-budget) nests about three JSON containers per level, and
 #: the standard limit (1,000) would call such a document unparsable (found by the differential fuzzer).
 DEPTH = 20_000
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _too_deep(text: str) -> bool:
+    """Whether the text's arrays and objects nest more than DEPTH deep (as far as the parser would go).
+
+    The parser recurses in C once per level and Python's recursion limit is its only brake; that limit
+    is one per process, so while another thread holds it raised (torchfmt.recursion) a document nested
+    past it could run the C stack out and crash the harness.  Counting first makes the text's own depth
+    the bound.  Strings are skipped as the parser's left-to-right scan skips them."""
+    if text.count("[") + text.count("{") <= DEPTH:
+        return False  # cannot nest deeper: the common case, two C scans
+    levels = [_STEP[b] for b in _BRACKETS.findall(_STRING.sub("", text))]
+    return max(itertools.accumulate(levels)) > DEPTH
 
 
 class JSONError(ValueError):
@@ -40,15 +61,14 @@ def loads(text: str | bytes) -> Any:
             text = text.decode("utf-8")
         except UnicodeDecodeError as e:
             raise JSONError(f"not UTF-8: {e}") from None
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, DEPTH))
+    if _too_deep(text):
+        raise JSONError(f"JSON nested too deeply to parse (more than {DEPTH} levels)")
     try:
-        return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_pairs)
+        with recursion_limit(DEPTH + 1_000):
+            return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_pairs)
     except JSONError:
         raise
     except RecursionError:
         raise JSONError("JSON nested too deeply to parse") from None
     except json.JSONDecodeError as e:
         raise JSONError(f"not one JSON document: {e}") from None
-    finally:
-        sys.setrecursionlimit(limit)

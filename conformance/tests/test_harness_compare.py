@@ -6,12 +6,12 @@ from __future__ import annotations
 import copy
 import json
 import random
-import sys
 from typing import Any
 
 import pytest
 from harness.cases import committed_cases, corpus_cases
 from harness.compare import compare, parse_float
+from torchfmt.recursion import recursion_limit
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-comparison")  # counted by spec/traceability.py
 
@@ -279,10 +279,8 @@ def _expectations() -> list[Any]:
 @pytest.fixture(autouse=True)
 def deep_recursion():
     """Deeply nested expectations (e.g. deep-nesting cases) need more than 1000 frames to copy."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    yield
-    sys.setrecursionlimit(limit)
+    with recursion_limit(20_000):
+        yield
 
 
 def scramble(d: dict[str, Any], rng: random.Random) -> dict[str, Any]:

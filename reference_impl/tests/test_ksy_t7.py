@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from torchfmt.recursion import recursion_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "ksy" / "generated"))
@@ -67,8 +68,8 @@ def _error_files(folder: Path) -> list[Path]:
 
 
 def _parse(path: Path, variant: str) -> list[Any]:
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    return getattr(TorchT7.from_file(str(path)), variant).objects
+    with recursion_limit(20_000):
+        return getattr(TorchT7.from_file(str(path)), variant).objects
 
 
 def _check_value(obj: Any, exp: dict[str, Any]) -> None:
@@ -201,9 +202,9 @@ def test_ascii_files_parse(path: Path) -> None:
     """ksy/torch_t7_ascii.ksy reads the ascii-mode files (spec/t7.md#t7-ascii) to what Lua Torch loaded."""
     from torch_t7_ascii import TorchT7Ascii
 
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
     exp = _expected(path)
-    objects = TorchT7Ascii.from_file(str(path)).objects
+    with recursion_limit(20_000):
+        objects = TorchT7Ascii.from_file(str(path)).objects
     assert len(objects) == len(exp["objects"])
     obj, want = objects[0], exp["objects"][0]
     assert obj.type_code.name in CODE_FOR_TYPE[want["type"]]

@@ -13,7 +13,6 @@ import json
 import os
 import random
 import struct
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from t7_bytes import chars, i, q, string, table
 from torchfmt import Hints, open_document, read_bytes
 from torchfmt.describe import describe_document
 from torchfmt.errors import FormatError, Unsupported
+from torchfmt.recursion import recursion_limit
 from torchfmt.t7 import reader
 from torchfmt.t7.encodings import BinaryEncoding
 from torchfmt.t7.reader import ObjectReader
@@ -44,12 +44,8 @@ FILES = _binary_files()
 
 def _json(desc: dict[str, Any]) -> str:
     """A description as text; descriptions nest up to T7_DEPTH deep (the CLI raises the limit so too)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
+    with recursion_limit(20_000):
         return json.dumps(desc, sort_keys=True, default=repr)
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def _outcome(data: bytes, hints: Hints, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Any:

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from . import describe
 from .errors import ERROR_CODES, FormatError, Unsupported, quote
+from .recursion import recursion_limit
 from .t7.encodings import Hints
 
 EXIT_STATUS = """exit status:
@@ -273,15 +274,12 @@ def main(argv: list[str] | None = None) -> int:
             stdin.close()
     # A description nests about three JSON containers per level of the file's nesting (bounded by
     # the readers' depth limits); the encoder recurses once per container.
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
     try:
-        _write(desc, sys.stdout, args.indent)
-        sys.stdout.flush()
+        with recursion_limit(20_000):
+            _write(desc, sys.stdout, args.indent)
+            sys.stdout.flush()
     except BrokenPipeError:  # the reader of our output (``| head``) stopped early: not our error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    finally:
-        sys.setrecursionlimit(limit)
     return 0
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import collections
 import hashlib
 import math
-import sys
 from typing import TYPE_CHECKING, Any
 
 from . import limits
@@ -31,6 +30,7 @@ from .model import (
     TorchObject,
     row_major,
 )
+from .recursion import recursion_limit
 from .walk import SHAREABLE, children, json_text_size
 from .windows import Record
 
@@ -338,12 +338,8 @@ def describe_document(doc: Document) -> dict[str, Any]:
     for obj in doc.objects:
         d.count(obj)
     d.nodes = 0  # both walks visit the same nodes: the count pass has checked the budget
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
-    try:
+    with recursion_limit(20_000):
         objects = [d.emit(obj) for obj in doc.objects]
-    finally:
-        sys.setrecursionlimit(limit)
     out = {
         "description_version": DESCRIPTION_VERSION,
         "format": doc.format,

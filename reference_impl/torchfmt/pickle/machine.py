@@ -17,7 +17,6 @@ import contextvars
 import math
 import re
 import struct
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from ..limits import (
 )
 from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
+from ..recursion import recursion_limit
 from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
 from . import tensor_entry
@@ -175,11 +175,9 @@ class Machine:
         buf = self.buf
         # Equal-hash keys compare element by element (C recursion that counts against Python's limit);
         # tuples nest at most max_depth deep here, so a limit above it keeps such a comparison legal.
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 4 * self.limits.max_depth + 1_000))
         ran, max_ops = 0, self.limits.max_opcodes
         fast = tensor_entry.ENABLED
-        try:
+        with recursion_limit(4 * self.limits.max_depth + 1_000):
             while not self.done:
                 self.at = pos = self.pos
                 if pos >= end:
@@ -206,8 +204,6 @@ class Machine:
                 else:
                     self.pos = pos + 1
                     step.meaning(self, None if step.op.arg is None else self._arg(step))
-        finally:
-            sys.setrecursionlimit(limit)
         result = self.stack[0]
         self.nest.clear()
         self.made.clear()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import collections
 import struct
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ import numpy as np
 from ..model import Global
 from ..pickle.globals import MODULE_ALIASES
 from ..pickle.opcodes import OPCODES
+from ..recursion import recursion_limit
 
 #: Opcode bytes by name, from the one opcode table.
 OP: dict[str, bytes] = {op.name: bytes([op.code]) for op in OPCODES}
@@ -69,14 +69,10 @@ class Pickler:
         self._open_tuples: set[int] = set()
 
     def dump(self, obj: Any) -> None:
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 20_000))
-        try:
+        with recursion_limit(20_000):
             self.write(OP["PROTO"] + bytes([PROTOCOL]))
             self.save(obj)
             self.write(OP["STOP"])
-        finally:
-            sys.setrecursionlimit(limit)
 
     # -- memo -------------------------------------------------------------------------------------
     def _put(self, obj: Any) -> int:

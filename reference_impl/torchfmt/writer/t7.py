@@ -13,12 +13,12 @@ from __future__ import annotations
 import collections
 import math
 import struct
-import sys
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from ..model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
+from ..recursion import recursion_limit
 from ..t7 import classes
 from ..t7.reader import (
     BOOLEAN,
@@ -117,12 +117,8 @@ class T7Writer:
         self.arrays: dict[int, tuple[Tensor, np.ndarray]] = {}
 
     def write(self, obj: Any) -> None:
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 20_000))
-        try:
+        with recursion_limit(20_000):
             self._object(obj)
-        finally:
-            sys.setrecursionlimit(limit)
 
     def _string(self, raw: bytes) -> None:
         self.enc.int(len(raw))
