@@ -1,0 +1,278 @@
+"""A run of state_dict entries laid out as the one just taken, taken in one loop (issue 12).
+
+:func:`torchfmt.pickle.tensor_entry.run` takes one tensor entry (its key, then the opcodes ``torch.save``
+writes for a dense tensor) at a time, returning to the machine's dispatch after each and reading the
+next with a dozen small parsers.  Once it has taken an entry whose key, storage key and location are laid
+out as torch writes them after the first (key and storage key ``BINUNICODE PUT``, everything else a
+``GET`` of a memo key the first entry PUT), :func:`take` turns that entry's bytes into a :class:`Layout`:
+the entry split at its two strings into two fixed-size parts, each unpacked with one ``struct`` format,
+whose opcodes and ``GET`` keys must equal the taken entry's and whose memo keys, ints and string
+lengths may differ.  The following entries that fit the layout are taken in one loop, with the same
+effects as :func:`~torchfmt.pickle.tensor_entry._effects` (the same memo entries, nesting records,
+opcode and call-work counts, ``persistent_load`` calls, offsets and errors); the first that does not fit,
+or that could fail or act otherwise (a key that does not decode or is not ASCII, a memo key PUT that the
+layout GETs, a limit reached, the pickle's end), ends the run, and the machine reads it as before.
+
+The ``GET`` keys of a layout name the same values throughout a run: no entry of it may PUT them.  The
+values were checked when the first entry was taken (the rebuild function and ``OrderedDict`` globals,
+the ``'storage'`` tag, a storage type, a location), so each entry of the run needs only the checks
+that depend on what differs: its storage key, element count and view.  A view with the geometry of one
+:func:`~torchfmt.pt.rebuild.rebuild_tensor_v2` accepted earlier in the run over a storage of the same
+type and size is accepted again without running the checks (they depend on nothing else), and its
+:class:`~torchfmt.model.Tensor` is made as that function makes it.
+``reference_impl/tests/test_tensor_entry.py`` checks that files read the same with runs and without.
+"""
+
+from __future__ import annotations
+
+import collections
+import struct
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+from ..model import Storage, Tensor
+from ..pt.rebuild import rebuild_tensor_v2
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .globals import Allowed
+    from .machine import Machine
+
+#: Whether taken entries start runs (the equivalence tests turn it off).
+ENABLED = True
+
+_BINUNICODE = 0x58
+#: Argument formats of the opcodes a layout holds (struct codes); ``None``: no argument.
+_ARGS: dict[int, str | None] = {
+    0x68: "B", 0x6A: "I",  # BINGET, LONG_BINGET
+    0x71: "B", 0x72: "I",  # BINPUT, LONG_BINPUT
+    0x4B: "B", 0x4D: "H", 0x4A: "i",  # BININT1, BININT2, BININT
+    0x28: None, 0x74: None, 0x29: None, 0x85: None, 0x86: None, 0x87: None,  # MARK TUPLE EMPTY_TUPLE TUPLE1-3
+    0x88: None, 0x89: None, 0x51: None, 0x52: None,  # NEWTRUE NEWFALSE BINPERSID REDUCE
+}
+_GETS = (0x68, 0x6A)
+_PUTS = (0x71, 0x72)
+_U32 = struct.Struct("<I")
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A fixed-size stretch of an entry: its format, which of its fields must equal the taken entry's
+    (opcodes and GET keys) and their values, which vary (memo keys PUT, ints, a string's length), and
+    where each opcode lies from the part's start."""
+
+    format: struct.Struct
+    fixed: Callable[[tuple[Any, ...]], Any]
+    expected: tuple[Any, ...]
+    varying: Callable[[tuple[Any, ...]], Any]
+    gets: tuple[int, ...]
+    codes: tuple[tuple[int, int], ...]  # (opcode, offset from the part's start)
+
+
+def _part(buf: Any, p: int, stop: int) -> tuple[_Part, int]:
+    """The part from ``p`` up to the next BINUNICODE (its length included) or to ``stop``: (part, offset
+    after it).  :class:`KeyError` for an opcode a layout does not hold."""
+    fmt, values, fixed, varying, gets, codes = ["<"], [], [], [], [], []
+    start = p
+    while p < stop:
+        code = buf[p]
+        codes.append((code, p - start))
+        fixed.append(len(values))
+        values.append(code)
+        fmt.append("B")
+        if code == _BINUNICODE:
+            fmt.append("I")
+            varying.append(len(values))
+            values.append(_U32.unpack_from(buf, p + 1)[0])
+            p += 5
+            break
+        arg = _ARGS[code]
+        p += 1
+        if arg is not None:
+            s = struct.Struct("<" + arg)
+            v = s.unpack_from(buf, p)[0]
+            (fixed if code in _GETS else varying).append(len(values))
+            if code in _GETS:
+                gets.append(v)
+            values.append(v)
+            fmt.append(arg)
+            p += s.size
+    return _Part(struct.Struct("".join(fmt)), itemgetter(*fixed), itemgetter(*fixed)(values),
+                 itemgetter(*varying), tuple(gets), tuple(codes)), p
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An entry's layout: ``key`` (the fixed part from the key's PUT through the storage key's length)
+    and ``view`` (from the storage key's PUT to the entry's end), what an entry counts, and where in
+    ``view`` its BINPERSID, its last REDUCE and its last PUT lie."""
+
+    key: _Part
+    view: _Part
+    n_size: int | None  # items of the size (None: EMPTY_TUPLE, no PUT)
+    n_stride: int | None
+    gets: frozenset[int]
+    ops: int
+    work: int
+    persid_at: int
+    reduce_at: int
+    last_put: int
+
+
+def layout(buf: Any, start: int, end: int, n_size: int | None, n_stride: int | None, ops: int,
+           work: int) -> Layout | None:
+    """The layout of the entry just taken at ``buf[start:end]`` (its key's BINUNICODE first, then the key
+    part ending with the storage key's BINUNICODE); None if it holds an opcode a layout does not (see
+    :data:`_ARGS`) or its strings lie elsewhere."""
+    try:
+        p = start + 5 + _U32.unpack_from(buf, start + 1)[0]
+        key, p = _part(buf, p, end)
+        if key.codes[-1][0] != _BINUNICODE:
+            return None
+        view, p = _part(buf, p + _U32.unpack_from(buf, p - 4)[0], end)
+    except KeyError:
+        return None
+    codes = view.codes
+    if p != end or any(c == _BINUNICODE for c, _ in codes):
+        return None
+    return Layout(key, view, n_size, n_stride, frozenset(key.gets + view.gets), ops, work,
+                  next(at for c, at in codes if c == 0x51), max(at for c, at in codes if c == 0x52),
+                  max(at for c, at in codes if c in _PUTS))
+
+
+def take(m: Machine, lay: Layout, entry: Allowed, ran: int, taken: tuple[Any, ...]) -> int:
+    """Take the entries at ``m.pos`` laid out as ``lay``; the number of opcodes taken (``ran`` were run
+    before).  ``taken`` holds the values the layout's GETs fetch: (tag, storage type, location,
+    requires_grad)."""
+    tag, stype, location, requires_grad = taken
+    buf, memo, stack, nest, made = m.buf, m.memo, m.stack, m.nest, m.made
+    push, remember = stack.append, made.append
+    limits = m.limits
+    max_ops, max_work = limits.max_opcodes, limits.max_call_work
+    key_part, view_part = lay.key, lay.view
+    key_format, key_fixed, key_expected, key_varying = (key_part.format, key_part.fixed, key_part.expected,
+                                                        key_part.varying)
+    view_format, view_fixed, view_expected, view_varying = (view_part.format, view_part.fixed,
+                                                            view_part.expected, view_part.varying)
+    key_size, view_size = key_format.size, view_format.size
+    gets, ops, per_work = lay.gets, lay.ops, lay.work
+    ns, nst = lay.n_size, lay.n_stride
+    persid_rel, reduce_rel, last_put_rel = lay.persid_at, lay.reduce_at, lay.last_put
+    # the varying fields of the view part: storage key PUT, numel, pid PUT, offset, size ints [PUT],
+    # stride ints [PUT], hooks PUT, arguments PUT, tensor PUT
+    size_at = 4
+    size_end = size_at + (ns or 0)
+    stride_at = size_end + (ns is not None)
+    stride_end = stride_at + (nst or 0)
+    # persistent ids: zip archives' storage records expose their checks past the id's fixed items
+    named = getattr(m.persistent_load, "named", None)
+    head = None if named is None else m.persistent_load.head(stype, location)
+    fast_tensor = entry.handler is rebuild_tensor_v2
+    handler = entry.handler
+    new, tensor_init = object.__new__, Tensor.__init__
+    checked: tuple[Any, ...] | None = None  # (numel, dtype, offset, size, stride) of a view accepted
+    last_size: tuple[int, ...] = ()
+    last_stride: tuple[int, ...] = ()
+    mend = m.end
+    p = m.pos
+    total = 0
+    last_put = None
+    while True:
+        try:
+            if buf[p] != _BINUNICODE:
+                break
+            q = p + 5 + _U32.unpack_from(buf, p + 1)[0]
+            k = key_format.unpack_from(buf, q)
+            if key_fixed(k) != key_expected:
+                break
+            key_put, n = key_varying(k)
+            r = q + key_size + n
+            v = view_format.unpack_from(buf, r)
+        except (IndexError, struct.error):
+            break
+        e = r + view_size
+        if view_fixed(v) != view_expected or e > mend:
+            break
+        f = view_varying(v)
+        if key_put in gets or not gets.isdisjoint(f[0:3:2]) or not gets.isdisjoint(f[-3:]):
+            break
+        if ns is not None and f[size_end] in gets or nst is not None and f[stride_end] in gets:
+            break
+        work = m.work + per_work
+        if ran + total + ops > max_ops or work > max_work:
+            break
+        try:
+            key = str(buf[p + 5:q], "utf-8", "surrogatepass")
+            skey = str(buf[q + key_size:r], "utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            break
+        if not (key.isascii() and skey.isascii()):  # the machine checks surrogate pairs
+            break
+        # the effects, in the opcodes' order (as tensor_entry._effects)
+        memo[key_put] = key
+        push(key)
+        memo[f[0]] = skey
+        numel = f[1]
+        pid = (tag, stype, skey, location, numel)
+        nest[id(pid)] = 1
+        remember(pid)
+        memo[f[2]] = pid
+        persid_at = r + persid_rel
+        m.at = persid_at
+        storage = m.persistent(pid) if head is None else named(skey, skey, head[0], head[1], numel, persid_at)
+        offset = f[3]
+        if ns is None:
+            size: tuple[int, ...] = ()
+        else:
+            size = f[size_at:size_end]
+            if size == last_size:
+                size = last_size
+            else:
+                nest[id(size)] = 1
+                remember(size)
+                last_size = size
+            memo[f[size_end]] = size
+        if nst is None:
+            stride: tuple[int, ...] = ()
+        else:
+            stride = f[stride_at:stride_end]
+            if stride == last_stride:
+                stride = last_stride
+            else:
+                nest[id(stride)] = 1
+                remember(stride)
+                last_stride = stride
+            memo[f[stride_end]] = stride
+        hooks: collections.OrderedDict[Any, Any] = collections.OrderedDict()
+        memo[f[-3]] = hooks
+        args = (storage, offset, size, stride, requires_grad, hooks)
+        if type(storage) is Storage:
+            nest[id(args)] = 2
+            remember(args)
+        else:
+            args = m.tuple_of(list(args))
+        memo[f[-2]] = args
+        m.work = work
+        m.at = reduce_at = r + reduce_rel
+        if (fast_tensor and type(storage) is Storage and checked is not None and not storage.retyped
+                and (storage.numel, storage.dtype, offset, size, stride) == checked):
+            storage.viewed = True
+            tensor = new(Tensor)
+            tensor_init(tensor, storage.dtype, size, stride, offset, storage, storage.device, requires_grad,
+                        False, False, False, {}, False)
+        else:
+            if type(storage) is not Storage:
+                entry.check_args(args, reduce_at)
+            tensor = handler(args, m.call_context())
+            if fast_tensor and type(storage) is Storage:
+                checked = (storage.numel, storage.dtype, offset, size, stride)
+        memo[f[-1]] = tensor
+        push(tensor)
+        total += ops
+        last_put = r + last_put_rel
+        p = m.pos = e
+    if last_put is not None:
+        m.at = last_put
+    return total
