@@ -173,8 +173,10 @@ def take(m: Machine, lay: Layout, entry: Allowed, ran: int, taken: tuple[Any, ..
     handler = entry.handler
     new, tensor_init = object.__new__, Tensor.__init__
     checked: tuple[Any, ...] | None = None  # (numel, dtype, offset, size, stride) of a view accepted
-    last_size: tuple[int, ...] = ()
-    last_stride: tuple[int, ...] = ()
+    # the last size and stride made: an equal one is that tuple again (the first always a new record:
+    # the empty tuple is one object, which the machine records when a MARK TUPLE makes it)
+    last_size: tuple[int, ...] | None = None
+    last_stride: tuple[int, ...] | None = None
     mend = m.end
     p = m.pos
     total = 0
