@@ -70,6 +70,8 @@ class FileWindows:
 class Record:
     """A storage record of a :class:`FileWindows`: mapped on demand, unmapped when no view is left."""
 
+    __slots__ = ("offset", "size", "source")
+
     def __init__(self, source: FileWindows, offset: int, size: int) -> None:
         self.source = source
         self.offset = offset

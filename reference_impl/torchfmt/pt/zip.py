@@ -9,6 +9,7 @@ format revision wrote the archive.  An archive with a ``constants.pkl`` record i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,7 +19,7 @@ from ..model import Document, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import DEFAULT_SCOPES, Machine
 from ..windows import windows
-from .ziparchive import Member, Records, Source, read_members
+from .ziparchive import Member, Records, Source, fold, read_members
 
 if TYPE_CHECKING:
     from ..dtypes import DType
@@ -121,6 +122,7 @@ class StorageRecords:
         self.archive = archive
         self.prefix = prefix
         self.loaded: dict[tuple[type, Any], tuple[tuple[Any, ...], Storage]] = {}
+        self._members_get = functools.partial(dict.get, archive.members)  # by folded name
 
     def __call__(self, pid: Any, offset: int) -> Storage:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
@@ -158,7 +160,8 @@ class StorageRecords:
             return storage
         if numel < 0:
             raise FormatError("bad-length", offset, f"storage {key!r} has {numel} elements")
-        record = self.archive.members.get(self.prefix + key)
+        name = self.prefix + key
+        record = self._members_get(name.lower() if name.isascii() else fold(name))  # Records.get, inline
         if record is None:
             raise FormatError("bad-reference", offset, f"no record {self.prefix + key!r} for storage {key!r}")
         if record.size != numel * dtype.itemsize:
@@ -167,10 +170,12 @@ class StorageRecords:
                               f"not {numel} x {dtype.itemsize}")
         # Storage(dtype, numel, device=location, buffer=..., byte_order=..., key=key), as the class call
         # makes it (new, then __init__ with every field in order): faster than a call with keywords
-        storage = _new(Storage)
         archive = self.archive
-        _storage_init(storage, dtype, numel, location, record.record(archive.buf), archive.byte_order, None,
-                      key, False, False)
+        buf = archive.buf
+        # record.record(buf) without its call: a compressed record is refused there
+        buffer = buf.record(record.offset, record.size) if not record.method else record.record(buf)
+        storage = _new(Storage)
+        _storage_init(storage, dtype, numel, location, buffer, archive.byte_order, None, key, False, False)
         if numel:
             self.loaded[(type(raw_key), raw_key)] = (signature, storage)
         return storage
