@@ -213,7 +213,15 @@ def read_members(buf: Source) -> tuple[str, Records]:
         raise FormatError("unknown-format", 0, "a zip archive, not a torch checkpoint: it has no data.pkl, "
                           "version or constants.pkl record")
     dense = sum([entry[4] for entry in found]) < _HeaderReader.WINDOW // 16 * max(1, len(found))
-    members = _locals(buf, found, cd_offset, _HeaderReader.WINDOW if dense else _HeaderReader.HEADER)
+    window = _HeaderReader.WINDOW if dense else _HeaderReader.HEADER
+    first = next((entry[0] for entry in found if not entry[0].endswith("/")), None)
+    if first is not None:  # the common case: records only, in file order, under one root
+        root = first.split("/", 1)[0]
+        members = _locals(buf, found, cd_offset, window, root + "/")
+        if members is not None:
+            return root, Records(members)
+    members = _locals(buf, found, cd_offset, window)
+    assert members is not None
     _check_overlaps(members)
     return _rooted(members)
 
@@ -276,13 +284,20 @@ class _HeaderReader:
 
 
 def _locals(buf: Source, found: list[tuple[str, bytes, int, int, int, int, int]], cd_offset: int,
-            window: int) -> list[Member]:
+            window: int, prefix: str | None = None) -> list[Member] | None:
     """Check each local header against its central entry (whose name's bytes are ``raw``), reading them
-    through windows of ``window`` bytes; the members' data ranges."""
+    through windows of ``window`` bytes; the members' data ranges.
+
+    With ``prefix`` (the root folder's name and a slash), the members named relative to the root, as
+    :func:`_rooted` names them, if every one is a record under the root that starts at or after the end
+    of the one before (so that :func:`_check_overlaps` and :func:`_rooted` have nothing to refuse); else,
+    once every local header is checked, None."""
     size = len(buf)
     win, start, wlen = b"", 0, 0
     unpack = _LOCAL.unpack_from
     members: list[Member] = []
+    cut = 0 if prefix is None else len(prefix)
+    regular, after = True, 0  # where the member before ends
     for name, raw, header, usize, csize, method, flags in found:
         if header + 30 > size:
             raise FormatError("truncated", header, "local header reaches past the end of the file")
@@ -310,8 +325,13 @@ def _locals(buf: Source, found: list[tuple[str, bytes, int, int, int, int, int]]
                 raise _fail(header, f"local sizes of {name!r} disagree with the central directory")
         if data + csize > cd_offset:
             raise FormatError("out-of-bounds", header, f"data of {name!r} reaches the central directory")
-        members.append(_MEMBER((name, data, usize, header, method, csize)))
-    return members
+        if prefix is None:
+            members.append(_MEMBER((name, data, usize, header, method, csize)))
+        elif regular:
+            regular = header >= after and name.startswith(prefix) and name[-1] != "/"
+            members.append(_MEMBER((name[cut:], data, usize, header, method, csize)))
+            after = data + csize
+    return members if regular else None
 
 
 DESCRIPTOR_SIG = b"PK\x07\x08"
