@@ -33,6 +33,11 @@ _ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")  # sig, size, made by, needed, disk, c
 #                                             directory size, directory offset
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
 _LOCAL = struct.Struct("<4s5H3L2H")
+#: The fields of each that the readers use, the others skipped: (signature, flags, method, stored size,
+#: size, name, extra and comment lengths, disk, local header offset) and (signature, flags, method,
+#: stored size, size, name and extra lengths).
+_CENTRAL_USED = struct.Struct("<4s4xHH8xLLHHHH6xL")
+_LOCAL_USED = struct.Struct("<4s2xHH8xLLHH")
 
 FLAG_ENCRYPTED = 0x0001
 FLAG_DATA_DESCRIPTOR = 0x0008
@@ -239,14 +244,13 @@ def _central(cd: bytes, cd_offset: int, total: int) -> list[tuple[str, bytes, in
     local header offset, size, stored size, method, flags) of each."""
     found: list[tuple[str, bytes, int, int, int, int, int]] = []
     keys: set[bytes] = set()  # the raw names, ASCII lower-cased: torch's lookup (miniz) ignores case
-    unpack, plain, cd_end = _CENTRAL.unpack_from, _PLAIN_NAME.fullmatch, len(cd)
+    unpack, plain, cd_end = _CENTRAL_USED.unpack_from, _PLAIN_NAME.fullmatch, len(cd)
     at = 0
     for _ in range(total):
         pos = cd_offset + at
         if at + 46 > cd_end:
             raise _fail(pos, "central directory shorter than its entry count")
-        (sig, _, _, flags, method, _, _, _, csize, usize, nlen, xlen, clen, disk, _, _,
-         header) = unpack(cd, at)
+        sig, flags, method, csize, usize, nlen, xlen, clen, disk, header = unpack(cd, at)
         if sig != CENTRAL_SIG:
             raise _fail(pos, "bad central directory entry signature")
         end = at + 46 + nlen + xlen + clen
@@ -297,7 +301,7 @@ def _locals(buf: Source, found: list[tuple[str, bytes, int, int, int, int, int]]
     once every local header is checked, None."""
     size = len(buf)
     win, start, wlen = b"", 0, 0
-    unpack = _LOCAL.unpack_from
+    unpack = _LOCAL_USED.unpack_from
     members: list[Member] = []
     cut = 0 if prefix is None else len(prefix)
     regular, after = True, 0  # where the member before ends
@@ -308,7 +312,7 @@ def _locals(buf: Source, found: list[tuple[str, bytes, int, int, int, int, int]]
         if rel < 0 or rel + 30 > wlen:
             win, start = bytes(buf[header:min(size, header + window)]), header
             wlen, rel = len(win), 0
-        sig, _, lflags, lmethod, _, _, _, lcsize, lusize, nlen, xlen = unpack(win, rel)
+        sig, lflags, lmethod, lcsize, lusize, nlen, xlen = unpack(win, rel)
         if sig != LOCAL_SIG:
             raise _fail(header, f"no local header for {name!r} where the central directory points")
         data = header + 30 + nlen + xlen
