@@ -166,6 +166,10 @@ def take(m: Machine, lay: Layout, entry: Allowed, ran: int, taken: tuple[Any, ..
     size_end = size_at + (ns or 0)
     stride_at = size_end + (ns is not None)
     stride_end = stride_at + (nst or 0)
+    # the memo keys the view part PUTs: storage key, pid, size and stride (unless EMPTY_TUPLE), hooks,
+    # arguments, tensor
+    view_puts = itemgetter(0, 2, *([size_end] if ns is not None else []),
+                           *([stride_end] if nst is not None else []), -3, -2, -1)
     # persistent ids: zip archives' storage records expose their checks past the id's fixed items
     named = getattr(m.persistent_load, "named", None)
     head = None if named is None else m.persistent_load.head(stype, location)
@@ -198,9 +202,7 @@ def take(m: Machine, lay: Layout, entry: Allowed, ran: int, taken: tuple[Any, ..
         if view_fixed(v) != view_expected or e > mend:
             break
         f = view_varying(v)
-        if key_put in gets or not gets.isdisjoint(f[0:3:2]) or not gets.isdisjoint(f[-3:]):
-            break
-        if ns is not None and f[size_end] in gets or nst is not None and f[stride_end] in gets:
+        if key_put in gets or not gets.isdisjoint(view_puts(f)):
             break
         work = m.work + per_work
         if ran + total + ops > max_ops or work > max_work:
