@@ -182,6 +182,9 @@ def take(m: Machine, lay: Layout, entry: Allowed, ran: int, taken: tuple[Any, ..
     last_size: tuple[int, ...] | None = None
     last_stride: tuple[int, ...] | None = None
     mend = m.end
+    text = buf.obj  # the bytes under the view, where it is all of them (offsets are then the same)
+    if not (type(text) is bytes and buf.nbytes == len(text) and buf.format == "B"):
+        text = None
     p = m.pos
     total = 0
     last_put = None
@@ -207,12 +210,15 @@ def take(m: Machine, lay: Layout, entry: Allowed, ran: int, taken: tuple[Any, ..
         work = m.work + per_work
         if ran + total + ops > max_ops or work > max_work:
             break
+        # ASCII only (the machine checks a str's surrogate pairs): decoded from the bytes where they are
         try:
-            key = str(buf[p + 5:q], "utf-8", "surrogatepass")
-            skey = str(buf[q + key_size:r], "utf-8", "surrogatepass")
+            if text is not None:
+                key = text[p + 5:q].decode("ascii")
+                skey = text[q + key_size:r].decode("ascii")
+            else:
+                key = str(buf[p + 5:q], "ascii")
+                skey = str(buf[q + key_size:r], "ascii")
         except UnicodeDecodeError:
-            break
-        if not (key.isascii() and skey.isascii()):  # the machine checks surrogate pairs
             break
         # the effects, in the opcodes' order (as tensor_entry._effects)
         memo[key_put] = key
