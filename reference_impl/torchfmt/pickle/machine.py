@@ -803,8 +803,13 @@ def _texts(kids: list[Any], cache: dict[int, int]) -> int:
     """:func:`_text` summed over ``kids``: the short strs escaped as one (each code point's escape is
     the same in any str, so the joined escape is their escapes' sum less the quotes of all but one; a
     state_dict's 20,000 keys are then one call, issue 12), the others one by one."""
-    short = [c for c in kids if type(c) is str and len(c) < 256]
-    n = sum([_text(c, cache) for c in kids if type(c) in _TEXTS and not (type(c) is str and len(c) < 256)])
+    found = [c for c in kids if type(c) in _TEXTS]
+    if not found:
+        return 0
+    if set(map(type, found)) == {str} and max(map(len, found)) < 256:  # the common case, in C loops
+        return json_text_size("".join(found)) + 2 * len(found) - 2
+    short = [c for c in found if type(c) is str and len(c) < 256]
+    n = sum([_text(c, cache) for c in found if not (type(c) is str and len(c) < 256)])
     return n + json_text_size("".join(short)) + 2 * len(short) - 2 if short else n
 
 
