@@ -52,6 +52,22 @@ def adapters_home() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "torchfmt" / "adapters"
 
 
+def bytecode_cache() -> Path:
+    """Where the reference reader's runs keep their compiled bytecode: ``$PYTHONPYCACHEPREFIX`` where the
+    user names one, else ``~/.cache/torchfmt/pycache``."""
+    env = os.environ.get("PYTHONPYCACHEPREFIX")
+    return Path(env) if env else Path.home() / ".cache" / "torchfmt" / "pycache"
+
+
+def reference_env() -> dict[str, str]:
+    """The reference reader's runs (``python -m torchfmt dump``, a new interpreter each) read and write
+    bytecode in :func:`bytecode_cache`, as an installed package's compiled modules would be read: the
+    harness runs every other reader with ``PYTHONDONTWRITEBYTECODE`` (harness/runner.py), and a run that
+    compiles the reader's, numpy's and the standard library's modules anew takes twice the CPU time
+    (issue 12).  Nothing is written beside the sources; the code run is the same."""
+    return {"PYTHONPYCACHEPREFIX": str(bytecode_cache()), "PYTHONDONTWRITEBYTECODE": ""}
+
+
 @dataclass(frozen=True)
 class Reader:
     name: str
@@ -108,7 +124,7 @@ def probe(name: str) -> tuple[bool, str]:
 def resolve(spec: str) -> Reader:
     """``reference``, an adapter's name, or a command line."""
     if spec == "reference":
-        return Reader("reference", [sys.executable, "-m", "torchfmt", "dump"], True)
+        return Reader("reference", [sys.executable, "-m", "torchfmt", "dump"], True, env=reference_env())
     if spec in SINGLE_FILE:
         adapter = SINGLE_FILE[spec]
         if not adapter.is_file():

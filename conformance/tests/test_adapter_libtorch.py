@@ -7,17 +7,26 @@ Run when the libtorch program is built (``conformance/adapters/libtorch/setup``;
 from __future__ import annotations
 
 import pytest
-from adapter_runs import committed, reader, verdict
+from adapter_runs import committed, reader, start, verdict
 from harness.cases import CASES_DIR, load_case
 from harness.runner import run_reader
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 T7_CASE = min(p.name for p in (CASES_DIR / "t7-binary").iterdir() if not p.name.startswith("adv-"))
+READS = ["pt-zip/dtype-float32", "pt-zip/dtype-complex128", "pt-zip/quantized-qint8-per-channel",
+         "pt-zip/expanded-stride0", "pt-zip/neg-view"]
+DECLINES = [("pt-legacy/dtype-float32", "legacy-stream"),
+            ("pt-torchscript/torchscript-tiny", "torchscript-archive"), (f"t7-binary/{T7_CASE}", "t7")]
 
 
-@pytest.mark.parametrize("case_id", ["pt-zip/dtype-float32", "pt-zip/dtype-complex128",
-                                     "pt-zip/quantized-qint8-per-channel", "pt-zip/expanded-stride0",
-                                     "pt-zip/neg-view"])
+def start_runs(selected: list[pytest.Item]) -> None:
+    """The module's runs (each starts libtorch), side by side from the end of collection (conftest.py)."""
+    start("libtorch", [*READS, "pt-zip/state-dict-mlp", "pt-zip/adv-gadget-os-system", "pt-zip/protocol-4",
+                       *(case_id for case_id, _ in DECLINES)])
+    start("libtorch-jit", ["pt-torchscript/torchscript-sequential", "pt-zip/dtype-float32"])
+
+
+@pytest.mark.parametrize("case_id", READS)
 def test_tensors_libtorch_reads_are_described_exactly(case_id: str) -> None:
     assert verdict("libtorch", case_id)[:2] == ("pass", "pass")
 
@@ -51,9 +60,7 @@ def test_libtorchs_errors_are_mapped_onto_the_closed_set() -> None:
 
 
 def test_what_libtorch_cannot_read_is_declined() -> None:
-    for case_id, feature in [("pt-legacy/dtype-float32", "legacy-stream"),
-                             ("pt-torchscript/torchscript-tiny", "torchscript-archive"),
-                             (f"t7-binary/{T7_CASE}", "t7")]:
+    for case_id, feature in DECLINES:
         result, _, message = verdict("libtorch", case_id)
         assert result == "declined" and message.startswith(f"unsupported: {feature}"), (case_id, message)
 

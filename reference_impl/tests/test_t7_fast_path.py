@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from t7_bytes import chars, i, q, string, table
-from torchfmt import Hints, read_bytes
+from torchfmt import Hints, open_document, read_bytes
 from torchfmt.describe import describe_document
 from torchfmt.errors import FormatError, Unsupported
 from torchfmt.t7 import reader
@@ -71,17 +71,24 @@ def _same(data: bytes, monkeypatch: pytest.MonkeyPatch, hints: Hints | None = No
 def test_the_fast_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """A state_dict-like table goes through the fast path (else the other tests prove nothing)."""
     data = _state_dict([(f"w{k}", _float_entry(2 * k + 2, [3], [1], 1, 3)) for k in range(50)])
-    calls = []
-    real = ObjectReader._fast_tensor
+    calls: list[int] = []  # entries read by each call of a fast path
+    real, real_run = ObjectReader._fast_tensor, ObjectReader._fast_run
 
     def spy(self: ObjectReader) -> Any:
         out = real(self)
         calls.append(out is not reader._SLOW)
         return out
 
+    def spy_run(self: ObjectReader, *args: Any) -> int:
+        done = real_run(self, *args)
+        calls.append(done)
+        return done
+
     monkeypatch.setattr(ObjectReader, "_fast_tensor", spy)
+    monkeypatch.setattr(ObjectReader, "_fast_run", spy_run)
     assert not isinstance(_same(data, monkeypatch), tuple)
     assert sum(calls) == 50
+    assert max(calls) == 49  # the first entry makes the layout, the run reads the others
 
 
 def _id(p: Path) -> str:
@@ -178,7 +185,26 @@ def _entries() -> list[bytes]:
     out.append(table(1, string(b"\xff\xfe"), _float_entry(2, [3], [1], 1, 3),
                      i(1) + struct.pack("<d", 1.0), _float_entry(4, [3], [1], 1, 3),
                      i(1) + struct.pack("<d", float("nan")), _float_entry(6, [3], [1], 1, 3)))
+    out += [_alternating(), _alternating(bad=True)]
     return out
+
+
+def _alternating(bad: bool = False) -> bytes:
+    """Weights and biases taking turns (the run switches between the layouts it has met), a Double and a
+    Long tensor among them; ``bad``: then a FloatTensor over a ShortStorage (a known tensor layout whose
+    storage class is not its own)."""
+    entries = []
+    for k in range(4):
+        entries += [(f"w{k}", _float_entry(4 * k + 2, [2, 3], [3, 1], 1, 6)),
+                    (f"b{k}", _float_entry(4 * k + 4, [3], [1], 1, 3))]
+    entries += [("d", _float_entry(18, [2, 3], [3, 1], 1, 6, cls=b"Double")),
+                ("w4", _float_entry(20, [2, 3], [3, 1], 1, 6)),
+                ("l", _float_entry(22, [3], [1], 1, 3, cls=b"Long")),
+                ("b4", _float_entry(24, [3], [1], 1, 3))]
+    if bad:
+        entries += [("x", _float_entry(26, [3], [1], 1, 3).replace(b"FloatStorage", b"ShortStorage")),
+                    ("y", _float_entry(28, [3], [1], 1, 3))]
+    return _state_dict(entries)
 
 
 @pytest.mark.parametrize("k", range(len(_entries())))
@@ -231,11 +257,131 @@ def test_strings_and_numbers_as_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     _same(q(0) + data, monkeypatch)
 
 
-def test_every_int_of_a_built_stream_set_to_boundary_values(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("stream", ["mixed", "alternating"])
+def test_every_int_of_a_built_stream_set_to_boundary_values(stream: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Each aligned 4-byte field of a state_dict-like stream (type codes, indexes, lengths, dimension
     counts, the halves of longs) set in turn to values at the edges of what the fast paths accept."""
     data = _state_dict([("w", _float_entry(2, [2, 3], [3, 1], 1, 6)), ("b", _float_entry(4, [3], [1], 1, 3)),
                         ("v", _float_entry(6, [3], [2], 1, None, storage_ref=3))])
+    if stream == "alternating":
+        data = _alternating()
     for at in range(0, len(data) - 3, 4):
         for v in (-(1 << 31), -9, -1, 0, 1, 2, 3, 4, 5, 7, 8, 64, 65, 1 << 20):
             _same(data[:at] + struct.pack("<i", v) + data[at + 4:], monkeypatch)
+
+
+# -- read through the file: the map and pread (spec/t7.md#t7-tensor) ----------------------------------
+
+def _same_through_file(data: bytes, path: Path, monkeypatch: pytest.MonkeyPatch,
+                       hints: Hints | None = None) -> Any:
+    """The file at ``path`` holding ``data``, read fast through :func:`open_document` (a map of the file,
+    some headers read from it with pread), against the checked path reading the bytes."""
+    hints = hints or Hints()
+    path.write_bytes(data)
+    monkeypatch.setattr(reader, "FAST", True)
+    try:
+        fast = _json(describe_document(open_document(path, hints)))
+    except (FormatError, Unsupported) as e:
+        fast = (type(e).__name__, getattr(e, "code", None), getattr(e, "offset", None), str(e))
+    assert fast == _outcome(data, hints, False, monkeypatch)
+    return fast
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_every_binary_file_reads_the_same_through_the_file(path: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    _same_through_file(path.read_bytes(), tmp_path / "x.t7", monkeypatch)
+
+
+def _big_entries() -> bytes:
+    """A state_dict of storages past ``_PEEK_AFTER`` bytes, so that the run reads each next entry with
+    pread: a key longer than what pread reads, a key that is not UTF-8, a number key, views, and
+    weights and biases taking turns."""
+    big = 20_000  # float32 elements: 80,000 bytes
+    return table(1, string(b"a"), _float_entry(2, [big], [1], 1, big),
+                 string(b"b"), _float_entry(4, [big // 2], [2], 1, big),
+                 string(b"c" * 1500), _float_entry(6, [big], [1], 1, big),
+                 string(b"d"), _float_entry(8, [100, 200], [200, 1], 1, big),
+                 string(b"\xff"), _float_entry(10, [big], [1], 1, big),
+                 i(1) + struct.pack("<d", 3.0), _float_entry(12, [big], [1], 1, big),
+                 string(b"e"), _float_entry(14, [big], [1], 1, big),
+                 string(b"f"), _float_entry(16, [100, 200], [200, 1], 1, big),
+                 string(b"g"), _float_entry(18, [big], [1], 1, big),
+                 string(b"h"), _float_entry(20, [200, 100], [100, 1], 1, big),
+                 string(b"i"), _float_entry(22, [big], [1], 1, big))
+
+
+@pytest.mark.parametrize("peek_after", [reader._PEEK_AFTER, 0])
+def test_big_storages_read_the_same_through_the_file(peek_after: int, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every entry after a big storage (or, with ``peek_after`` 0, every entry) read with pread: whole,
+    cut anywhere in a header, and with each 4-byte field of a header set to boundary values."""
+    monkeypatch.setattr(reader, "_PEEK_AFTER", peek_after)
+    read_at: list[int] = []
+
+    def pread(fd: int, n: int, at: int) -> bytes:
+        read_at.append(at)
+        return os.pread(fd, n, at)
+
+    monkeypatch.setattr(reader, "_PREAD", pread)
+    data = _big_entries()
+    path = tmp_path / "x.t7"
+    assert not isinstance(_same_through_file(data, path, monkeypatch), tuple)
+    assert len(read_at) >= 8  # the entries after big storages (and a retry from the map: the long key)
+    # the headers: everything but the storages' elements
+    headers = [k for k in range(len(data)) if data[k:k + 1] != b"\x01"]
+    for cut in headers[1::7]:
+        _same_through_file(data[:cut], path, monkeypatch)
+    for at in headers[::4][:300]:
+        for v in (-1, 0, 2, 4, 65, 1 << 20):
+            _same_through_file(data[:at] + struct.pack("<i", v) + data[at + 4:], path, monkeypatch)
+
+
+def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every field of every tensor and storage a run makes (it calls the constructors positionally)
+    is the checked path's; the storages' bytes too."""
+    data = _big_entries() + _state_dict([(f"w{k}", _float_entry(2 * k + 25, [3, 2], [2, 1], 1, 6))
+                                         for k in range(5)], index=24)
+
+    def objects(fast: bool) -> list[Any]:
+        monkeypatch.setattr(reader, "FAST", fast)
+        enc = BinaryEncoding(memoryview(data))
+        r = ObjectReader(enc)
+        return [r.read_object(), r.read_object(), *r.objects]
+
+    fast, slow = objects(True), objects(False)
+    assert len(fast) == len(slow)
+    for a, b in zip(fast, slow, strict=True):
+        assert type(a) is type(b)
+        if isinstance(a, (reader.Tensor, reader.Storage)):
+            fields_a, fields_b = dict(vars(a)), dict(vars(b))
+            for f, objs in ((fields_a, fast), (fields_b, slow)):
+                if f.get("storage") is not None:  # the storage's place among the objects
+                    f["storage"] = next(k for k, o in enumerate(objs) if o is f["storage"])
+                if f.get("buffer") is not None:
+                    f["buffer"] = bytes(f["buffer"])
+            assert fields_a == fields_b
+    tensors = [a for a in fast if isinstance(a, reader.Tensor)]
+    assert len(tensors) == 16
+    assert len({id(t.attrs) for t in tensors}) == 16  # each its own (a field with a default factory)
+
+
+def test_the_description_nests_no_deeper_than_the_composites_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nesting walk is skipped where a reading made no more composite values than the depth limit:
+    sound only if the description never nests deeper than that count.  Checked on every file and
+    mutation above that reads (the walk raises when the depth exceeds its limit)."""
+    rng = random.Random(7)
+    checked = 0
+    for path in FILES:
+        data = path.read_bytes()
+        for variant in [data, *(_mutations(data, rng, 20) if len(data) < 200_000 else [])]:
+            for long_size in (8, 4):
+                r = ObjectReader(BinaryEncoding(memoryview(variant), "little", long_size))
+                try:
+                    objects = r.read_stream()
+                except (FormatError, Unsupported):
+                    continue
+                reader._check_described_depth(objects, r.composites)
+                checked += 1
+    assert checked > len(FILES) // 2

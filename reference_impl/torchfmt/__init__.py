@@ -77,13 +77,13 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _read(buf: bytes | memoryview | _mmap.mmap | FileWindows, kind: str, hints: Hints | None,
-          inert: bool) -> Document:
+          inert: bool, fd: int | None = None) -> Document:
     with _collector_paused():
-        return _read_kind(buf, kind, hints, inert)
+        return _read_kind(buf, kind, hints, inert, fd)
 
 
 def _read_kind(buf: bytes | memoryview | _mmap.mmap | FileWindows, kind: str, hints: Hints | None,
-               inert: bool) -> Document:
+               inert: bool, fd: int | None) -> Document:
     if kind == "zip":
         from .pt.zip import read_zip
 
@@ -98,7 +98,7 @@ def _read_kind(buf: bytes | memoryview | _mmap.mmap | FileWindows, kind: str, hi
         return read_tar(buf, inert=inert)
     from .t7.reader import read_t7
 
-    return read_t7(buf, hints or Hints())
+    return read_t7(buf, hints or Hints(), fd)
 
 
 def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
@@ -109,7 +109,8 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
     if not mmap:
         with open(path, "rb") as g:
             return read_bytes(g.read(), hints, inert=inert)
-    f = open(path, "rb")  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
+    # unbuffered: it is only ever read by pread and maps (FileWindows, the .t7 reader)
+    f = open(path, "rb", buffering=0)  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
     try:
         source = FileWindows(f)
         if len(source) == 0:
@@ -121,8 +122,8 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
     except BaseException:
         f.close()
         raise
-    f.close()
-    return _read(memoryview(mm), kind, hints, inert)
+    with f:  # open while it is read: the .t7 reader reads some headers from it (pread)
+        return _read(memoryview(mm), kind, hints, inert, f.fileno())
 
 
 def load(path: str | os.PathLike[str], hints: Hints | None = None, *, inert: bool = False,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import gc
 import math
+import operator
+import os
 import re
 import struct
 from collections.abc import Generator
@@ -125,7 +127,7 @@ class ObjectReader:
     (spec/t7.md#t7-stream)."""
 
     def __init__(self, enc: Encoding, max_depth: int = T7_DEPTH.value,
-                 max_objects: int = T7_OBJECTS.value) -> None:
+                 max_objects: int = T7_OBJECTS.value, fd: int | None = None) -> None:
         self.enc = enc
         self.max_depth = max_depth
         self.max_objects = max_objects
@@ -133,10 +135,16 @@ class ObjectReader:
         self.count = 0
         #: Index i holds the object whose reference index is i + 1.
         self.objects: list[Any] = []
+        #: Composite values made (tables, torch objects and their table or list, functions): the
+        #: description nests no deeper than this (see :func:`_read_with`).
+        self.composites = 0
         #: The composite readers open in :meth:`read_object` (their count is the nesting depth).
         self._stack: list[_Reader] = []
         #: The fast paths read binary streams only, and never when :data:`FAST` is off.
         self._fast = FAST and type(enc) is BinaryEncoding
+        #: The open file ``enc.buf`` maps, if any: :meth:`_fast_run` reads headers after big storages
+        #: from it.
+        self._fd = fd if self._fast and _PREAD is not None else None
         if self._fast:
             assert isinstance(enc, BinaryEncoding)
             e = "<" if enc.byte_order == "little" else ">"
@@ -148,6 +156,12 @@ class ObjectReader:
             self._version_header = struct.pack(e + "i", 3) + b"V 1"
             #: The layout of the last tensor read with a new storage: the next is likely the same.
             self._layout: _Layout | None = None
+            #: Every layout met, by tensor class block and dimension count (up to :data:`_LAYOUTS`): a
+            #: state_dict's tensors take turns among a few (a weight, then its bias).
+            self._layouts: dict[tuple[bytes, int], _Layout] = {}
+            #: The views :meth:`_fast_run` has read, by element width, then sizes and strides (see
+            #: :func:`_run_view`).
+            self._views: dict[int, dict[tuple[int, ...], Any]] = {}
             #: ``unpack_from`` of a tensor's sizes, strides and offset, by dimension count.
             self._geometry = _GeometryStructs(e + ("q" if enc.long_size == 8 else "i"))
 
@@ -253,6 +267,7 @@ class ObjectReader:
     # -- tables (spec/t7.md#t7-table) ------------------------------------------------------------------
     def _table(self) -> _Reader | LuaTable:
         table = LuaTable()
+        self.composites += 1
         self.objects.append(table)
         n = self._count("table size", 2 * self.enc.min_object_size)
         return self._pairs(table, n, "table") if n else table  # an empty table needs no reader
@@ -267,7 +282,14 @@ class ObjectReader:
             unpack_int2 = self._int2
             buf = enc.buf
             size = enc.size
-        for _ in range(n):
+        left = n
+        while left:
+            if fast and self._layout is not None:
+                done = self._fast_run(table.items, seen_strings, left)
+                if done:
+                    left -= done
+                    continue
+            left -= 1
             key_at = pos = enc.pos
             key = _SLOW
             if fast:
@@ -311,6 +333,117 @@ class ObjectReader:
     # checked path would reject, they leave the reader as it was and return _SLOW, so that the checked
     # path (_begin and the composite readers) reads the same bytes and raises its own error.  A test
     # reads every case both ways (reference_impl/tests/test_t7_fast_path.py).
+
+    def _fast_run(self, items: list[tuple[Any, Any]], seen_strings: set[str], left: int) -> int:
+        """Read into a table's ``items`` up to ``left`` entries in a row that are a new UTF-8 string key
+        and a tensor laid out as the last one (see :class:`_Layout`) over a new storage whose elements
+        hold its view; stop before the first entry that is anything else (the per-entry path reads it,
+        and raises any error).  The number of entries read.  After a storage of :data:`_PEEK_AFTER`
+        bytes or more, the next entry is read with ``pread`` from the file when there is one: its page of
+        the map is not touched (a page fault costs some four times a small ``pread``), and its bytes are
+        the map's."""
+        layout = self._layout
+        assert layout is not None
+        if len(self._stack) >= self.max_depth:
+            return 0
+        enc = self.enc
+        buf, size, pos, fd = enc.buf, enc.size, enc.pos, self._fd
+        objects = self.objects
+        # each entry is three objects: the key, the tensor and its storage
+        left = min(left, (self.max_objects - self.count) // 3)
+        unpack_int2, layouts, byte_order = self._int2, self._layouts, enc.byte_order
+        new, storage_init, tensor_init = object.__new__, Storage.__init__, Tensor.__init__
+        index = len(objects) + 1  # the tensor's reference index (its storage's is the next)
+        peek, pread = fd is not None, _PREAD
+        read_at = -1  # where the bytes read with pread begin
+        done = 0
+        switch = True  # to the layout's values
+        while done < left:
+            if switch:
+                switch = False
+                keyed, lsize, ndim, fixed = layout.keyed, layout.size, layout.ndim, layout.fixed
+                dtype, device = layout.info.dtype, layout.info.device
+                if dtype is None or (dtype.name == "int64" and enc.long_size != dtype.itemsize):
+                    break  # widened: the encoding's own reading
+                width = dtype.itemsize
+                last_geometry = 5 + 2 * ndim  # the offset in the unpacked key and layout
+                views = self._views.setdefault(width, {})
+                # a storage of peek_n elements or more has _PEEK_AFTER bytes or more
+                peek_n = -(-_PEEK_AFTER // width) if fd is not None else size + 1
+                geometry = view = None
+            if not peek:
+                src, base = buf, 0
+            elif read_at != pos:  # the entry from bytes read at pos, rather than from the map
+                src, base = pread(fd, _PEEK, pos), pos
+                read_at = pos
+            q = pos - base
+            try:
+                code, length = unpack_int2(src, q)
+                if code != STRING or length < 0:
+                    break
+                kq = q + 8 + length  # the tensor, in src
+                unpack = keyed.get(length) or layout.with_key(length)
+                f = unpack(src, q + 8)  # the key's bytes, then the layout's fields
+                if _KEYED_FIXED_FIELDS(f) != fixed:
+                    # laid out as another tensor read before?  (A guess the next unpack checks.)
+                    nlen = unpack_int2(src, kq + 15)[0]  # the class name's length (and one int more)
+                    block = bytes(src[kq + 8:kq + 19 + nlen])
+                    other = layouts.get((block, unpack_int2(src, kq + 19 + nlen)[0]))
+                    if other is None or other is layout:
+                        break
+                    layout = self._layout = other
+                    switch = True
+                    continue  # the same entry, from the same src
+            except struct.error:  # past the end of src
+                if peek:  # of what was read: read the entry from the map
+                    peek = False
+                    continue
+                break
+            if f[2] != index or f[-3] != index + 1:
+                break
+            n = f[-1]
+            p = base + kq + lsize
+            end = p + n * width
+            if n < 0 or end > size:
+                break
+            if f[5:last_geometry] != geometry:
+                geometry = f[5:last_geometry]
+                view = views.get(geometry) or _run_view(views, geometry, ndim, width)
+            if view is _SLOW:
+                break
+            sizes, strides, numel, reach = view
+            offset = f[last_geometry] - 1
+            # the view's elements lie inside the storage (_check_view's test)
+            if offset < 0 or numel > n or offset + reach >= n:
+                break
+            try:
+                key = f[0].decode("utf-8")
+            except UnicodeDecodeError:
+                break
+            if key in seen_strings:
+                break
+            # Storage(dtype, n, device, buf[p:end], byte_order) and Tensor(dtype, sizes, strides, offset,
+            # storage, device=device, lua=True), as the class calls do them (new, then __init__) with
+            # every field given in order: a plain call of a Python function is much faster (the test
+            # compares every field with the checked path's objects)
+            storage = new(Storage)
+            storage_init(storage, dtype, n, device, buf[p:end], byte_order, None, None, False, False)
+            tensor = new(Tensor)
+            tensor_init(tensor, dtype, sizes, strides, offset, storage, device,
+                        False, False, False, False, {}, True)
+            objects.append(tensor)
+            objects.append(storage)
+            seen_strings.add(key)
+            items.append((key, tensor))
+            index += 2
+            pos = end
+            peek = n >= peek_n
+            done += 1
+        if done:
+            self.count += 3 * done
+            enc.pos = pos
+            enc.longs_read = True
+        return done
 
     def _fast_simple(self) -> Any:
         """A string or number, as ``_begin(None)`` reads it, or ``_SLOW``."""
@@ -481,7 +614,12 @@ class ObjectReader:
             return None
         storage_block = bytes(buf[p:end])
         n = self._long(buf, end)[0]
-        self._layout = _Layout(self._geometry.code, tensor_block, ndim, storage_block, info)
+        known = self._layouts.get((tensor_block, ndim))
+        if known is None or known.storage_block != storage_block or known.info is not info:
+            known = _Layout(self._geometry.code, tensor_block, ndim, storage_block, info)
+            if len(self._layouts) < _LAYOUTS:
+                self._layouts[tensor_block, ndim] = known
+        self._layout = known
         return info, ndim, geometry, at, end + long_size, _NEW, n
 
     # -- torch objects (spec/t7.md#t7-torch-object) ------------------------------------------------
@@ -509,6 +647,7 @@ class ObjectReader:
             return self._storage(info)
         if info.kind == classes.DECLINED:
             raise Unsupported(f"t7 class {info.why}")
+        self.composites += 2  # the object, and the table or list it may hold
         if info.kind == classes.TDS_HASH:
             obj = TorchObject(name, version, LuaTable())
             self.objects.append(obj)
@@ -596,6 +735,7 @@ class ObjectReader:
     def _function(self, code: int, at: int) -> _Reader:
         bytecode = self.enc.read_chars(self._count("bytecode length", 1))
         func = LuaFunction(FUNCTION_KINDS[code], bytecode, [], offset=at)
+        self.composites += 1
         if code != FUNCTION:  # type 6 has no index and cannot be shared
             self.objects.append(func)
         return self._upvalues(func, code)
@@ -686,11 +826,30 @@ _STORAGE_CLASSES = {name.encode(): info for name, info in classes.CLASSES.items(
                     if info.kind == classes.STORAGE}
 
 
+#: ``os.pread`` where the platform has it.
+_PREAD = getattr(os, "pread", None)
+#: Bytes of a storage after which :meth:`ObjectReader._fast_run` reads the next entry with ``pread``
+#: (the kernel maps a file's pages 64 KiB around each fault: past that, the next page is not mapped yet).
+_PEEK_AFTER = 1 << 16
+#: Bytes it reads: a key, a tensor and a storage header of a few dimensions.
+_PEEK = 1024
+#: Distinct views it keeps (:meth:`ObjectReader._run_view`).
+_VIEWS = 4096
+
 #: A new storage (its size follows) in a :data:`_Head`.
 _NEW = _Pending()
 #: A tensor's class, dimension count, sizes-strides-offset, where its storage begins, where the storage
 #: ends (a new one: where its elements begin), the storage (None, a known one or _NEW) and a new one's size.
 _Head = tuple[classes.ClassInfo, int, tuple[int, ...], int, int, Any, int]
+
+
+#: The fields of a :class:`_Layout` unpacked after its key's bytes (:meth:`_Layout.with_key`) every
+#: tensor laid out so repeats: the two type codes, the class blocks and the dimension count.
+_KEYED_FIXED_FIELDS = operator.itemgetter(1, 3, 4, -4, -2)
+#: Key lengths a layout keeps a struct for (:meth:`_Layout.with_key`).
+_KEY_LENGTHS = 256
+#: Layouts a reader keeps.
+_LAYOUTS = 64
 
 
 class _Layout:
@@ -701,9 +860,14 @@ class _Layout:
     def __init__(self, code: str, tensor_block: bytes, ndim: int, storage_block: bytes,
                  info: classes.ClassInfo) -> None:
         order, long_code = code
-        layout = struct.Struct(f"{order}ii{len(tensor_block)}si{2 * ndim + 1}{long_code}ii"
-                               f"{len(storage_block)}s{long_code}")
+        self.order = order
+        #: The struct's format without its byte order.
+        self.format = (f"ii{len(tensor_block)}si{2 * ndim + 1}{long_code}ii"
+                       f"{len(storage_block)}s{long_code}")
+        layout = struct.Struct(order + self.format)
         self.unpack = layout.unpack_from
+        #: ``unpack_from`` of a key's bytes then the layout, by key length (see :meth:`with_key`).
+        self.keyed: dict[int, Any] = {}
         self.size = layout.size
         self.tensor_block = tensor_block
         self.storage_block = storage_block
@@ -711,6 +875,16 @@ class _Layout:
         self.info = info
         #: Bytes from the end of the geometry to the end of the layout.
         self.tail = 8 + len(storage_block) + struct.calcsize(order + long_code)
+        #: The fields every tensor laid out so repeats (see :data:`_KEYED_FIXED_FIELDS`).
+        self.fixed = (TORCH, tensor_block, ndim, TORCH, storage_block)
+
+    def with_key(self, length: int) -> Any:
+        """``unpack_from`` of a table entry's key of ``length`` bytes followed by this layout (the key's
+        bytes come first), kept for up to :data:`_KEY_LENGTHS` lengths."""
+        unpack = struct.Struct(f"{self.order}{length}s{self.format}").unpack_from
+        if len(self.keyed) < _KEY_LENGTHS:
+            self.keyed[length] = unpack
+        return unpack
 
 
 
@@ -724,6 +898,22 @@ class _GeometryStructs(dict[int, Any]):
     def __missing__(self, ndim: int) -> Any:
         unpack = self[ndim] = struct.Struct(f"{self.code[0]}{2 * ndim + 1}{self.code[1]}").unpack_from
         return unpack
+
+
+def _run_view(views: dict[tuple[int, ...], Any], geometry: tuple[int, ...], ndim: int, width: int) -> Any:
+    """For :meth:`ObjectReader._fast_run`: the sizes and strides ``geometry`` holds (each tuple made once
+    and shared by every tensor of that geometry: fewer objects for the collector), its element count and
+    the distance from its first element to its last; ``_SLOW`` for a geometry the per-entry path must read
+    (no dimension or no element, a negative size or stride, a stride whose bytes (``width`` each)
+    overflow 64 bits).  Kept in ``views``, up to :data:`_VIEWS` of them (spec/t7.md#t7-tensor)."""
+    sizes, strides = geometry[:ndim], geometry[ndim:]
+    view: Any = _SLOW
+    if ndim and min(sizes) > 0 and min(strides) >= 0 and width * max(strides) < 1 << 63:
+        reach = sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))
+        view = (sizes, strides, math.prod(sizes), reach)
+    if len(views) < _VIEWS:
+        views[geometry] = view
+    return view
 
 
 # -- the whole file (spec/t7.md#t7-detect) -----------------------------------------------------------
@@ -761,17 +951,21 @@ def _check_described_depth(objects: list[Any], limit: int) -> None:
             stack.extend((child, depth) for child in reversed(kids))
 
 
-def _read_with(enc: Encoding) -> list[Any]:
+def _read_with(enc: Encoding, fd: int | None = None) -> list[Any]:
     # Reading allocates up to T7_OBJECTS objects and nothing is garbage until it ends: the cyclic
     # collector, run every few hundred allocations, would walk the growing graph again and again.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        objects = ObjectReader(enc).read_stream()
+        reader = ObjectReader(enc, fd=fd)
+        objects = reader.read_stream()
     finally:
         if enabled:
             gc.enable()
-    _check_described_depth(objects, T7_DEPTH.value)
+    # Each level of the description is a composite value met for the first time, so it nests no deeper
+    # than the composite values there are: the walk is needed only where there are more than the limit.
+    if reader.composites > T7_DEPTH.value:
+        _check_described_depth(objects, T7_DEPTH.value)
     return objects
 
 
@@ -784,10 +978,10 @@ class _Reading:
     error: FormatError | None = None
 
     @classmethod
-    def of(cls, buf: memoryview, byte_order: str, long_size: int) -> _Reading:
+    def of(cls, buf: memoryview, byte_order: str, long_size: int, fd: int | None = None) -> _Reading:
         reading = cls(BinaryEncoding(buf, byte_order, long_size))
         try:
-            reading.objects = _read_with(reading.enc)
+            reading.objects = _read_with(reading.enc, fd)
         except FormatError as e:
             reading.error = e
         return reading
@@ -797,8 +991,9 @@ class _Reading:
         return Document(self.enc.format, self.objects, {"t7": self.enc.describe()}, notes=notes or {})
 
 
-def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
-    """Read a whole ``.t7`` stream, detecting what ``hints`` leave open (spec/t7.md#t7-detect)."""
+def read_t7(buf: bytes | memoryview, hints: Hints, fd: int | None = None) -> Document:
+    """Read a whole ``.t7`` stream, detecting what ``hints`` leave open (spec/t7.md#t7-detect).  ``fd``:
+    the open file ``buf`` maps, if it is one (some headers are read from it rather than the map)."""
     mv = memoryview(buf).cast("B") if not isinstance(buf, memoryview) or buf.format != "B" else buf
     mode = hints.mode or sniff_mode(mv)
     if mode == "ascii":
@@ -807,13 +1002,13 @@ def read_t7(buf: bytes | memoryview, hints: Hints) -> Document:
     byte_order = hints.byte_order or sniff_byte_order(mv) or "little"
     if hints.long_size:
         enc = BinaryEncoding(mv, byte_order, hints.long_size)
-        return Document(enc.format, _read_with(enc), {"t7": enc.describe()})
-    eight = _Reading.of(mv, byte_order, 8)
+        return Document(enc.format, _read_with(enc, fd), {"t7": enc.describe()})
+    eight = _Reading.of(mv, byte_order, 8, fd)
     if not eight.enc.longs_read:  # the long size cannot matter
         if eight.error is not None:
             raise eight.error
         return eight.document()
-    four = _Reading.of(mv, byte_order, 4)
+    four = _Reading.of(mv, byte_order, 4, fd)
     if eight.objects is None and four.objects is None:
         # The error of the reading that got further into the file (spec/t7.md#t7-detect).
         assert eight.error is not None and four.error is not None
