@@ -252,8 +252,9 @@ def _counting_runs(monkeypatch: Any) -> list[int]:
     take = tensor_run.take
 
     def counted(m: Any, lay: Any, *args: Any) -> int:
+        before = len(m.stack)
         n = take(m, lay, *args)
-        taken.append(n // lay.ops)
+        taken.append((len(m.stack) - before) // 2)  # each entry pushes its key and its tensor
         return n
     monkeypatch.setattr(tensor_run, "take", counted)
     return taken
@@ -263,7 +264,8 @@ def test_a_varied_state_dict_reads_the_same_three_ways(monkeypatch: Any) -> None
     taken = _counting_runs(monkeypatch)
     data = _written(_state_dict(400))
     assert three_ways(describe_bytes(data))[0] == "read"
-    assert sum(taken) > 250 and max(taken) >= 6 and len(taken) > 20  # runs end at every change of layout
+    # runs switch among the layouts met; each new one ends a run (its first entry is taken alone)
+    assert sum(taken) > 250 and max(taken) >= 20 and len(taken) > 10
 
 
 def test_a_run_makes_the_objects_the_checked_path_makes() -> None:
@@ -322,8 +324,11 @@ def test_an_entry_differing_in_one_field_ends_the_run_and_reads_the_same(monkeyp
         obj = dict(base)
         obj["layer10.weight"] = value
         assert _Written.of_dict(obj).run3(_Written.of_dict(obj).pkl)[0] == "read", what
-        # entries 2-19 in one run, or 2-9 and 12-19 (the tenth taken alone, the eleventh starting a run)
-        assert sum(taken) == (18 if what == "shape" else 16), (what, taken)
+        # entries 2-19 in one run, or 2-9 and 11-19 (the tenth taken alone, its layout made; the run
+        # that starts after it switches back to the first layout at the eleventh); a new dtype's tenth
+        # entry names its storage type by GLOBAL, and the machine reads it: 2-9 and 12-19
+        expected = {"shape": 18, "dtype": 16}.get(what, 17)
+        assert sum(taken) == expected, (what, taken)
 
 
 def _entry_needs(p: _Written) -> tuple[int, int]:
@@ -358,3 +363,24 @@ def test_a_memo_key_put_over_a_key_the_run_gets_ends_it() -> None:
     for key in range(0, 12):
         changed = p.pkl[:put_at + 1] + bytes([key]) + p.pkl[put_at + 2:]
         p.run3(changed)
+
+
+def test_alternating_layouts_are_taken_in_one_run(monkeypatch: Any) -> None:
+    """A weight and its bias, then the next layer's: two layouts, switched between at every entry."""
+    taken = _counting_runs(monkeypatch)
+    obj: dict[str, Any] = {}
+    for i in range(60):
+        obj[f"layers.{i}.weight"] = np.full((3, 2), i, dtype=np.float32)
+        obj[f"layers.{i}.bias"] = np.full((3,), i, dtype=np.float32)
+        if i % 20 == 19:
+            obj[f"layers.{i}.scale"] = np.float64(i)  # a third, now and then
+    p = _Written.of_dict(obj)
+    assert p.run3(p.pkl)[0] == "read"
+    assert sum(taken) >= len(obj) - 12, taken  # the memo keys' width changes at 256 and 65,536
+    # memo keys PUT over the keys the layouts GET, at the eleventh entry's key: the layouts made before
+    # no longer hold, and read the same three ways
+    starts = [i for i in range(len(p.pkl)) if p.pkl.startswith(b"X", i) and p.pkl[i + 5:i + 12] == b"layers."]
+    put_at = starts[10] + 5 + int.from_bytes(p.pkl[starts[10] + 1:starts[10] + 5], "little")
+    assert p.pkl[put_at] == 0x71
+    for key in range(0, 16):
+        p.run3(p.pkl[:put_at + 1] + bytes([key]) + p.pkl[put_at + 2:])

@@ -168,6 +168,7 @@ class Machine:
         self.memo: dict[int, Any] = {}
         self.nest: dict[int, int] = {}  # id -> nesting of each tuple/frozenset made
         self.made: list[Any] = []  # keeps them alive so their ids stay theirs
+        self.layouts: list[Any] = []  # the tensor entries' layouts met (tensor_run.Layout)
         self.work = 0  # items handed to calls and BUILDs so far (CALL_WORK)
         self.proto: int | None = None
         self.done = False
@@ -211,6 +212,7 @@ class Machine:
         result = self.stack[0]
         self.nest.clear()
         self.made.clear()
+        self.layouts.clear()
         measure(result, self.limits, self.at)
         return result, self.pos
 

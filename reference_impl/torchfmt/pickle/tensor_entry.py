@@ -91,11 +91,12 @@ def run(m: Machine, pos: int, ran: int) -> int:
     keyed, key_fresh, location_fresh = seq[18], seq[7], seq[9]
     if not (tensor_run.ENABLED and keyed and key_fresh and not location_fresh):
         return ops
-    lay = tensor_run.layout(m.buf, pos, m.pos, None if size is None else len(size),
-                            None if stride is None else len(stride), ops, work - m_work)
+    lay = tensor_run.layout(m, pos, m.pos, None if size is None else len(size),
+                            None if stride is None else len(stride), ops, work - m_work,
+                            (seq[4], seq[5], seq[8], seq[15]))
     if lay is None:
         return ops
-    return ops + tensor_run.take(m, lay, entry, ran + ops, (seq[4], seq[5], seq[8], seq[15]))
+    return ops + tensor_run.take(m, lay, entry, ran + ops)
 
 
 def _effects(m: Machine, seq: tuple[Any, ...], entry: Allowed, work: int) -> None:
