@@ -193,6 +193,32 @@ def test_json_text_size_is_the_length_json_writes() -> None:
         assert json_text_size(s) == len(json.dumps(s))
 
 
+def test_a_values_texts_are_counted_as_json_writes_each() -> None:
+    """The short strs among a value's children are escaped as one (machine._texts): the sum is what
+    json.dumps writes for each, whatever lies next to what (escapes, surrogates, astral characters)."""
+    import json
+    import random
+
+    from torchfmt.pickle.machine import _texts
+
+    rng = random.Random(12)
+    alphabet = ["a", '"', "\\", "\n", "\x00", "\x7f", "é", "\ud800", "\udc00", "\U0001f600", "\u2028"]
+    for _ in range(3_000):
+        kids: list[Any] = []
+        for _ in range(rng.randrange(8)):
+            k = rng.random()
+            if k < 0.6:
+                n = rng.choice([0, 1, 3, 255, 256, 300])
+                kids.append("".join(rng.choice(alphabet) for _ in range(n)))
+            elif k < 0.8:
+                kids.append(rng.choice([b"xy", bytearray(3), b""]))
+            else:
+                kids.append(rng.choice([1, None, 2.5, ("a",)]))
+        expected = sum(len(json.dumps(c)) if isinstance(c, str) else 2 * len(c) + 2
+                       for c in kids if type(c) in (str, bytes, bytearray))
+        assert _texts(kids, {}) == expected, kids
+
+
 def test_text_budget_counts_escaped_output_at_every_reference() -> None:
     s = "\U0001f600" * 1_000  # 12,002 bytes of JSON, 1,000 code points
     times = TEXT_BUDGET.value // 12_002 + 1

@@ -64,11 +64,15 @@ class FileWindows:
 
     def record(self, offset: int, size: int) -> Record:
         """The bytes ``[offset, offset + size)``, mapped only when :meth:`Record.view` is called."""
-        return Record(self, offset, size)
+        record = _new(Record)  # Record(self, offset, size) without the call of __init__ (issue 12)
+        record.source, record.offset, record.size = self, offset, size
+        return record
 
 
 class Record:
     """A storage record of a :class:`FileWindows`: mapped on demand, unmapped when no view is left."""
+
+    __slots__ = ("offset", "size", "source")
 
     def __init__(self, source: FileWindows, offset: int, size: int) -> None:
         self.source = source
@@ -95,6 +99,9 @@ class Record:
         start = self.offset - self.offset % mmap.ALLOCATIONGRANULARITY
         mm = mmap.mmap(self.source.fd, self.offset + self.size - start, offset=start, access=mmap.ACCESS_READ)
         return memoryview(mm)[self.offset - start:]
+
+
+_new = object.__new__
 
 
 class MemoryWindows:

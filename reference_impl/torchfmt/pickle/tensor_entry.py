@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError, Unsupported
 from ..model import Global, Storage
+from . import tensor_run
 from .globals import Allowed, lookup
 
 if TYPE_CHECKING:
@@ -79,14 +80,23 @@ def run(m: Machine, pos: int, ran: int) -> int:
         return 0
     ops, size, stride = seq[3], seq[13], seq[14]
     limits = m.limits
-    work = m.work + 2 + _ARGS + len(size or ()) + len(stride or ())
+    m_work = m.work
+    work = m_work + 2 + _ARGS + len(size or ()) + len(stride or ())
     entry = lookup(*REBUILD, m.scopes)
     if (ran + ops > limits.max_opcodes or len(m.metastack) + 2 > limits.max_marks
             or work > limits.max_call_work or limits.max_depth < 2 or entry is None or entry.handler is None
             or entry.role != "callable" or lookup(*ORDERED_DICT, m.scopes) is None):
         return 0
     _effects(m, seq, entry, work)
-    return ops
+    keyed, key_fresh, location_fresh = seq[18], seq[7], seq[9]
+    if not (tensor_run.ENABLED and keyed and key_fresh and not location_fresh):
+        return ops
+    lay = tensor_run.layout(m, pos, m.pos, None if size is None else len(size),
+                            None if stride is None else len(stride), ops, work - m_work,
+                            (seq[4], seq[5], seq[8], seq[15]))
+    if lay is None:
+        return ops
+    return ops + tensor_run.take(m, lay, entry, ran + ops)
 
 
 def _effects(m: Machine, seq: tuple[Any, ...], entry: Allowed, work: int) -> None:

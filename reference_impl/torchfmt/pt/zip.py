@@ -9,16 +9,20 @@ format revision wrote the archive.  An archive with a ``constants.pkl`` record i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError, quote
 from ..model import Document, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import DEFAULT_SCOPES, Machine
 from ..windows import windows
-from .ziparchive import Member, Records, Source, read_members
+from .ziparchive import Member, Records, Source, fold, read_members
+
+if TYPE_CHECKING:
+    from ..dtypes import DType
 
 #: ``version`` values torch 2.13 reads (caffe2/serialize/versions.h: kMin/kMaxSupportedFileFormatVersion).
 MIN_VERSION, MAX_VERSION = 1, 10
@@ -118,6 +122,7 @@ class StorageRecords:
         self.archive = archive
         self.prefix = prefix
         self.loaded: dict[tuple[type, Any], tuple[tuple[Any, ...], Storage]] = {}
+        self._members_get = functools.partial(dict.get, archive.members)  # by folded name
 
     def __call__(self, pid: Any, offset: int) -> Storage:
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] in ("storage", b"storage")):
@@ -131,31 +136,52 @@ class StorageRecords:
         if type(key) not in (str, int) or type(numel) is not int:
             raise FormatError("bad-reference", offset, "persistent id key must be str, numel an int")
         location = decode_location(location, offset)
-        raw_key, key = key, str(key)
+        return self.named(key, str(key), dtype, location, numel, offset)
+
+    def head(self, stype: Any, location: Any) -> tuple[DType, str]:
+        """The dtype and device string of a persistent id's storage type and location, which
+        :meth:`__call__` has accepted once (the tensor runs of :mod:`torchfmt.pickle.tensor_run`)."""
+        dtype = storage_dtype(stype)
+        assert dtype is not None
+        return dtype, decode_location(location, None)
+
+    def named(self, raw_key: str | int, key: str, dtype: DType, location: str, numel: int,
+              offset: int) -> Storage:
+        """The storage of a persistent id whose type, key and location :meth:`__call__` has checked."""
         signature = (dtype, location, numel)
         # torch's cache is keyed by the raw key (0 and "0" are two storages of one record) and keeps no
         # empty storage (each reference to one is a storage of its own): spec/tensors.md#tensors-storage
-        if (type(raw_key), raw_key) in self.loaded:
-            first, storage = self.loaded[(type(raw_key), raw_key)]
+        loaded = self.loaded.get((type(raw_key), raw_key))
+        if loaded is not None:
+            first, storage = loaded
             if first != signature:
                 raise FormatError("bad-reference", offset, f"storage {key!r} named twice with different "
                                                            f"type, location or size")
             return storage
         if numel < 0:
             raise FormatError("bad-length", offset, f"storage {key!r} has {numel} elements")
-        record = self.archive.members.get(self.prefix + key)
+        name = self.prefix + key
+        record = self._members_get(name.lower() if name.isascii() else fold(name))  # Records.get, inline
         if record is None:
             raise FormatError("bad-reference", offset, f"no record {self.prefix + key!r} for storage {key!r}")
         if record.size != numel * dtype.itemsize:
             raise FormatError("bad-value", offset,
                               f"record {self.prefix + key!r} holds {record.size} bytes, "
                               f"not {numel} x {dtype.itemsize}")
-        storage = Storage(dtype, numel, device=location,
-                          buffer=record.record(self.archive.buf),
-                          byte_order=self.archive.byte_order, key=key)
+        # Storage(dtype, numel, device=location, buffer=..., byte_order=..., key=key), as the class call
+        # makes it (new, then __init__ with every field in order): faster than a call with keywords
+        archive = self.archive
+        buf = archive.buf
+        # record.record(buf) without its call: a compressed record is refused there
+        buffer = buf.record(record.offset, record.size) if not record.method else record.record(buf)
+        storage = _new(Storage)
+        _storage_init(storage, dtype, numel, location, buffer, archive.byte_order, None, key, False, False)
         if numel:
             self.loaded[(type(raw_key), raw_key)] = (signature, storage)
         return storage
+
+
+_new, _storage_init = object.__new__, Storage.__init__
 
 
 def decode_location(location: Any, offset: int) -> str:

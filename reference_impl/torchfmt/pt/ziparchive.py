@@ -9,6 +9,8 @@ CRC-32 values are not checked: torch itself does not check them, and checking wo
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 import struct
 from dataclasses import dataclass
@@ -31,6 +33,11 @@ _ZIP64_EOCD = struct.Struct("<4sQ2H2L4Q")  # sig, size, made by, needed, disk, c
 #                                             directory size, directory offset
 _CENTRAL = struct.Struct("<4s6H3L5H2L")
 _LOCAL = struct.Struct("<4s5H3L2H")
+#: The fields of each that the readers use, the others skipped: (signature, flags, method, stored size,
+#: size, name, extra and comment lengths, disk, local header offset) and (signature, flags, method,
+#: stored size, size, name and extra lengths).
+_CENTRAL_USED = struct.Struct("<4s4xHH8xLLHHHH6xL")
+_LOCAL_USED = struct.Struct("<4s2xHH8xLLHH")
 
 FLAG_ENCRYPTED = 0x0001
 FLAG_DATA_DESCRIPTOR = 0x0008
@@ -199,99 +206,139 @@ def _name(raw: bytes, flags: int, at: int) -> str:
 
 
 def read_members(buf: Source) -> tuple[str, Records]:
-    """Parse and validate the archive: (root folder name, members by name relative to the root)."""
+    """Parse and validate the archive: (root folder name, members by name relative to the root).
+
+    One pass over the central directory (:func:`_central`), one over the local headers (:func:`_locals`),
+    then the overlap and root checks (:func:`_rooted`): their loops are written out, because an archive
+    may hold tens of thousands of records (issue 12)."""
     total, cd_offset, cd_size, _ = _directory(buf)
-    pos, cd_end = cd_offset, cd_offset + cd_size
-    cd = bytes(buf[cd_offset:cd_end])  # before the end records (checked): one read of the directory
-    found: list[tuple[str, int, int, int, int, int]] = []  # name, header, size, stored size, method, flags
-    names: set[str | bytes] = set()
+    cd = bytes(buf[cd_offset:cd_offset + cd_size])  # before the end records (checked): one read
+    found = _central(cd, cd_offset, total)
+    if found and not any(fold(entry[0]).rsplit("/", 1)[-1] in TORCH_RECORDS for entry in found):
+        raise FormatError("unknown-format", 0, "a zip archive, not a torch checkpoint: it has no data.pkl, "
+                          "version or constants.pkl record")
+    dense = sum([entry[4] for entry in found]) < _HeaderReader.WINDOW // 16 * max(1, len(found))
+    window = _HeaderReader.WINDOW if dense else _HeaderReader.HEADER
+    first = next((entry[0] for entry in found if not entry[0].endswith("/")), None)
+    if FAST and first is not None:  # the common case: records only, in file order, under one root
+        root = first.split("/", 1)[0]
+        members = _locals(buf, found, cd_offset, window, root + "/")
+        if members is not None:
+            return root, Records(members)
+    members = _locals(buf, found, cd_offset, window)
+    assert members is not None
+    _check_overlaps(members)
+    return _rooted(members)
+
+
+#: Whether :func:`read_members` names the members of a plain archive in its local header pass (the
+#: equivalence tests turn it off).
+FAST = True
+_ENCRYPTED = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_LOCAL
+_REFUSED_FLAGS = _ENCRYPTED | FLAG_PATCHED
+_MEMBER = functools.partial(tuple.__new__, Member)  # Member(*fields) without its Python-level __new__
+
+
+def _central(cd: bytes, cd_offset: int, total: int) -> list[tuple[str, bytes, int, int, int, int, int]]:
+    """The central directory ``cd`` (at ``cd_offset`` in the file) entry by entry: (name, its bytes,
+    local header offset, size, stored size, method, flags) of each."""
+    found: list[tuple[str, bytes, int, int, int, int, int]] = []
+    keys: set[bytes] = set()  # the raw names, ASCII lower-cased: torch's lookup (miniz) ignores case
+    unpack, plain, cd_end = _CENTRAL_USED.unpack_from, _PLAIN_NAME.fullmatch, len(cd)
+    at = 0
     for _ in range(total):
-        if pos + _CENTRAL.size > cd_end:
+        pos = cd_offset + at
+        if at + 46 > cd_end:
             raise _fail(pos, "central directory shorter than its entry count")
-        (sig, _, _, flags, method, _, _, _, csize, usize, nlen, xlen, clen, disk, _, _,
-         header) = _CENTRAL.unpack_from(cd, pos - cd_offset)
+        sig, flags, method, csize, usize, nlen, xlen, clen, disk, header = unpack(cd, at)
         if sig != CENTRAL_SIG:
             raise _fail(pos, "bad central directory entry signature")
-        if pos + _CENTRAL.size + nlen + xlen + clen > cd_end:
+        end = at + 46 + nlen + xlen + clen
+        if end > cd_end:
             raise _fail(pos, "central directory entry reaches past the directory")
-        at = pos - cd_offset + 46
-        raw, extra = cd[at:at + nlen], cd[at + nlen:at + nlen + xlen]
-        usize, csize, header = _zip64_extra(extra, [usize, csize, header], pos)
-        name = _name(raw, flags, pos)
-        if flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_LOCAL):
-            raise _fail(pos, f"member {name!r} is encrypted")
-        if flags & FLAG_PATCHED:
+        raw = cd[at + 46:at + 46 + nlen]
+        if usize == 0xFFFFFFFF or csize == 0xFFFFFFFF or header == 0xFFFFFFFF:
+            extra = cd[at + 46 + nlen:at + 46 + nlen + xlen]
+            usize, csize, header = _zip64_extra(extra, [usize, csize, header], pos)
+        name = raw.decode("ascii") if plain(raw) else _name(raw, flags, pos)
+        if flags & _REFUSED_FLAGS:
+            if flags & _ENCRYPTED:
+                raise _fail(pos, f"member {name!r} is encrypted")
             raise _fail(pos, f"member {name!r} is compressed patched data (flag bit 5)")
         if method == 0 and csize != usize:
             raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
         if disk != 0:  # miniz takes 0xFFFF as a disk number too (its zip64 value is never read): multi-disk
             raise _fail(pos, f"member {name!r} starts on disk {disk}")
-        key = raw.lower()  # torch's lookup (miniz) compares raw name bytes, ASCII case ignored
-        if name in names or key in names:
+        # names equal as text are equal as bytes (UTF-8 is decoded strictly), so the folded bytes decide
+        key = raw.lower()
+        if key in keys:
             raise _fail(pos, f"duplicate member name {name!r} (names equal up to ASCII case or as raw bytes)")
-        names.update((name, key))
+        keys.add(key)
         found.append((name, raw, header, usize, csize, method, flags))
-        pos += _CENTRAL.size + nlen + xlen + clen
-    if pos != cd_end:
-        raise _fail(pos, f"{cd_end - pos} bytes of central directory after the last entry")
-    if found and not any(fold(entry[0]).rsplit("/", 1)[-1] in TORCH_RECORDS for entry in found):
-        raise FormatError("unknown-format", 0, "a zip archive, not a torch checkpoint: it has no data.pkl, "
-                          "version or constants.pkl record")
-    dense = sum(entry[4] for entry in found) < _HeaderReader.WINDOW // 16 * max(1, len(found))
-    headers = _HeaderReader(buf, _HeaderReader.WINDOW if dense else _HeaderReader.HEADER)
-    members = [_local(headers, *entry, cd_offset) for entry in found]
-    _check_overlaps(members)
-    return _rooted(members)
+        at = end
+    if at != cd_end:
+        raise _fail(cd_offset + at, f"{cd_end - at} bytes of central directory after the last entry")
+    return found
 
 
 class _HeaderReader:
-    """Reads local headers, which lie in file order, through one window at a time: 64 KiB where records
-    are small (a file of 20,000 of them then costs some hundreds of reads, not 40,000: issue 12), else
-    1 KiB, a header and its name, so that large records between headers are not read."""
+    """How local headers, which lie in file order, are read: through one window at a time, 64 KiB where
+    records are small (a file of 20,000 of them then costs some hundreds of reads, not 40,000: issue
+    12), else 1 KiB, a header and its name, so that large records between headers are not read."""
 
     WINDOW = 1 << 16
     HEADER = 1 << 10
 
-    def __init__(self, buf: Source, window: int) -> None:
-        self.buf = buf
-        self.size = window
-        self.start = 0
-        self.window = b""
 
-    def __len__(self) -> int:
-        return len(self.buf)
+def _locals(buf: Source, found: list[tuple[str, bytes, int, int, int, int, int]], cd_offset: int,
+            window: int, prefix: str | None = None) -> list[Member] | None:
+    """Check each local header against its central entry (whose name's bytes are ``raw``), reading them
+    through windows of ``window`` bytes; the members' data ranges.
 
-    def __getitem__(self, index: slice) -> bytes:
-        start, stop, _ = index.indices(len(self.buf))
-        if not (self.start <= start and stop <= self.start + len(self.window)):
-            if stop - start > self.size:
-                return bytes(self.buf[start:stop])
-            self.start, self.window = start, bytes(self.buf[start:min(len(self.buf), start + self.size)])
-        return self.window[start - self.start:stop - self.start]
-
-
-def _local(buf: _HeaderReader, name: str, raw: bytes, header: int, size: int, csize: int, method: int,
-           flags: int, cd_offset: int) -> Member:
-    """Check a local header against its central entry (whose name's bytes are ``raw``); the member's data
-    range."""
-    local = _unpack(_LOCAL, buf, header, "local header")  # type: ignore[arg-type]
-    sig, _, lflags, lmethod, _, _, _, lcsize, lusize, nlen, xlen = local
-    if sig != LOCAL_SIG:
-        raise _fail(header, f"no local header for {name!r} where the central directory points")
-    if header + _LOCAL.size + nlen + xlen > cd_offset:
-        raise FormatError("out-of-bounds", header, f"local header of {name!r} reaches the central directory")
-    lraw = buf[header + 30:header + 30 + nlen]
-    lname = name if lraw == raw else _name(lraw, lflags, header)
-    if lname != name or lmethod != method or (lflags ^ flags) & (FLAG_ENCRYPTED | FLAG_DATA_DESCRIPTOR):
-        raise _fail(header, f"local header of {name!r} disagrees with the central directory")
-    if not lflags & FLAG_DATA_DESCRIPTOR:
-        lextra = buf[header + 30 + nlen:header + 30 + nlen + xlen]
-        if _zip64_extra(lextra, [lusize, lcsize], header) != [size, csize]:
-            raise _fail(header, f"local sizes of {name!r} disagree with the central directory")
-    data = header + _LOCAL.size + nlen + xlen
-    if data + csize > cd_offset:
-        raise FormatError("out-of-bounds", header, f"data of {name!r} reaches the central directory")
-    return Member(name, data, size, header, method, csize)
+    With ``prefix`` (the root folder's name and a slash), the members named relative to the root, as
+    :func:`_rooted` names them, if every one is a record under the root that starts at or after the end
+    of the one before (so that :func:`_check_overlaps` and :func:`_rooted` have nothing to refuse); else,
+    once every local header is checked, None."""
+    size = len(buf)
+    win, start, wlen = b"", 0, 0
+    unpack = _LOCAL_USED.unpack_from
+    members: list[Member] = []
+    cut = 0 if prefix is None else len(prefix)
+    regular, after = True, 0  # where the member before ends
+    for name, raw, header, usize, csize, method, flags in found:
+        if header + 30 > size:
+            raise FormatError("truncated", header, "local header reaches past the end of the file")
+        rel = header - start
+        if rel < 0 or rel + 30 > wlen:
+            win, start = bytes(buf[header:min(size, header + window)]), header
+            wlen, rel = len(win), 0
+        sig, lflags, lmethod, lcsize, lusize, nlen, xlen = unpack(win, rel)
+        if sig != LOCAL_SIG:
+            raise _fail(header, f"no local header for {name!r} where the central directory points")
+        data = header + 30 + nlen + xlen
+        if data > cd_offset:
+            raise FormatError("out-of-bounds", header,
+                              f"local header of {name!r} reaches the central directory")
+        if rel + 30 + nlen + xlen > wlen:
+            win, start = bytes(buf[header:min(size, header + max(window, 30 + nlen + xlen))]), header
+            wlen, rel = len(win), 0
+        lraw = win[rel + 30:rel + 30 + nlen]
+        lname = name if lraw == raw else _name(lraw, lflags, header)
+        if lname != name or lmethod != method or (lflags ^ flags) & (FLAG_ENCRYPTED | FLAG_DATA_DESCRIPTOR):
+            raise _fail(header, f"local header of {name!r} disagrees with the central directory")
+        if not lflags & FLAG_DATA_DESCRIPTOR:
+            lextra = win[rel + 30 + nlen:rel + 30 + nlen + xlen]
+            if _zip64_extra(lextra, [lusize, lcsize], header) != [usize, csize]:
+                raise _fail(header, f"local sizes of {name!r} disagree with the central directory")
+        if data + csize > cd_offset:
+            raise FormatError("out-of-bounds", header, f"data of {name!r} reaches the central directory")
+        if prefix is None:
+            members.append(_MEMBER((name, data, usize, header, method, csize)))
+        elif regular:
+            regular = header >= after and name.startswith(prefix) and name[-1] != "/"
+            members.append(_MEMBER((name[cut:], data, usize, header, method, csize)))
+            after = data + csize
+    return members if regular else None
 
 
 DESCRIPTOR_SIG = b"PK\x07\x08"
@@ -364,7 +411,7 @@ def _descriptor_length(buf: Source, pos: int) -> int:
 
 
 def _check_overlaps(members: list[Member]) -> None:
-    ordered = sorted(members, key=lambda m: m.header_offset)
+    ordered = sorted(members, key=operator.itemgetter(3))  # header_offset
     for a, b in zip(ordered, ordered[1:], strict=False):
         if a.offset + a.stored_size > b.header_offset:
             raise _fail(b.header_offset, f"members {a.name!r} and {b.name!r} overlap")
@@ -383,8 +430,9 @@ class Records(dict[str, Member]):
     :meth:`exact` answers as torch's record listing does, case and all."""
 
     def __init__(self, members: list[Member]) -> None:
-        super().__init__((fold(m.name), m) for m in members)
         self.names = [m.name for m in members]
+        super().__init__(zip([n.lower() if n.isascii() else fold(n) for n in self.names], members,
+                             strict=True))
         self._exact = set(self.names)
 
     def __getitem__(self, name: str) -> Member:
@@ -402,17 +450,19 @@ class Records(dict[str, Member]):
 
 def _rooted(members: list[Member]) -> tuple[str, Records]:
     """Every member lies under one root folder, whatever its name (spec/pt-zip.md#pt-zip-root-name)."""
-    files = [m for m in members if not m.name.endswith("/")]
-    if not files:
+    first = next((m for m in members if not m.name.endswith("/")), None)
+    if first is None:
         raise _fail(None, "the archive holds no records")
-    root = files[0].name.split("/", 1)[0]
+    root = first.name.split("/", 1)[0]
+    prefix = root + "/"
+    cut = len(prefix)
     out: list[Member] = []
     for m in members:
-        head, _, rest = m.name.partition("/")
-        if head != root or not rest and not m.name.endswith("/"):
-            raise _fail(m.header_offset, f"member {m.name!r} is not under the root folder {root + '/'!r}")
-        if rest and not m.name.endswith("/"):
-            out.append(Member(rest, m.offset, m.size, m.header_offset, m.method, m.stored_size))
+        name = m[0]
+        if not name.startswith(prefix):  # another first component, or the root's name without a slash
+            raise _fail(m.header_offset, f"member {name!r} is not under the root folder {prefix!r}")
+        if name[-1] != "/":  # a record: after the prefix there is at least one character
+            out.append(_MEMBER((name[cut:], m[1], m[2], m[3], m[4], m[5])))
         elif m.size:
-            raise _fail(m.header_offset, f"directory entry {m.name!r} has data")
+            raise _fail(m.header_offset, f"directory entry {name!r} has data")
     return root, Records(out)
