@@ -86,8 +86,26 @@ def torch_load(path: str | Path, weights_only: bool) -> Loaded:
         locations[untyped_of_storage(storage)._cdata] = str(location)
         return storage
 
+    rebuild_sparse = torch._utils._rebuild_sparse_tensor
+
+    def rebuild_sparse_noting_cast_indices(layout: Any, data: Any) -> Any:
+        """torch's own function; COO indices it casts to int64 (a new storage, made on the device of the
+        file's indices, tensors.md#tensors-sparse) keep the location of the file's indices."""
+        result = rebuild_sparse(layout, data)
+        if layout == torch.sparse_coo:
+            alive.append(result)
+            given = locations.get(untyped_of_tensor(data[0])._cdata)
+            made = untyped_of_tensor(result._indices())._cdata
+            if given is not None:
+                locations.setdefault(made, given)
+        return result
+
+    # the weights_only unpickler allows it by its name (looked up at each load), pickle by attribute
+    for attr in ("__name__", "__qualname__", "__module__"):
+        setattr(rebuild_sparse_noting_cast_indices, attr, getattr(rebuild_sparse, attr))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        torch._utils._rebuild_sparse_tensor = rebuild_sparse_noting_cast_indices
         try:
             obj = torch.load(str(path), map_location=keep_on_cpu, weights_only=weights_only)
             how = f"torch.load(map_location=<keep on cpu>, weights_only={weights_only})"
@@ -98,6 +116,8 @@ def torch_load(path: str | Path, weights_only: bool) -> Loaded:
             locations.clear()
             obj = torch.load(str(path), weights_only=weights_only)
             how = f"torch.load(weights_only={weights_only}) (a callable map_location is refused)"
+        finally:
+            torch._utils._rebuild_sparse_tensor = rebuild_sparse
     return Loaded(obj, locations, how, [])
 
 

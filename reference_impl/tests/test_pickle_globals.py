@@ -3,6 +3,7 @@ strict mode, kept inert in inert mode, and in neither mode does anything from th
 
 from __future__ import annotations
 
+import collections
 import io
 import os
 import pickle
@@ -137,3 +138,29 @@ def test_allowlisted_names_exist_in_torch() -> None:
     for entry in allowlist.ALLOWED_LIST:
         module = importlib.import_module(entry.module)  # the test, not the reader, imports these
         assert hasattr(module, entry.name) == (entry.gone is None), entry.qualname
+
+
+class _OrderedDictOf:
+    """Pickles as ``collections.OrderedDict(arg)``."""
+
+    def __init__(self, arg: object) -> None:
+        self.arg = arg
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (collections.OrderedDict, (self.arg,))
+
+
+@pytest.mark.spec("pickle.md#pickle-ordered-dict")
+@pytest.mark.parametrize("make", [_zip_pt, _legacy_pt])
+@pytest.mark.parametrize("arg", [[], (), [("a", 1), ["b", 2]], (("a", 1), ("b", 2), ("a", 3)),
+                                 {"b": 1, "a": 2}, collections.OrderedDict([("z", 0), ("y", 1)])],
+                         ids=["empty-list", "empty-tuple", "list", "tuple-repeated-key", "dict",
+                              "ordered-dict"])
+def test_ordered_dict_arguments_load_as_torch_loads_them(tmp_path: Path, make: Any, arg: object) -> None:
+    """The empty tuple was refused (found by the differential run: a legacy state_dict's metadata)."""
+    path = tmp_path / "f.pt"
+    path.write_bytes(make(_OrderedDictOf(arg)))
+    by_torch = torch.load(path, weights_only=True)
+    ours = read_bytes(path.read_bytes()).objects[0]
+    assert type(by_torch) is collections.OrderedDict and isinstance(ours, collections.OrderedDict)
+    assert list(ours.items()) == list(by_torch.items())

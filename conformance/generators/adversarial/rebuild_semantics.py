@@ -36,11 +36,11 @@ def in_zip(pkl: bytes, storages: dict[str, bytes]) -> bytes:
     return rawzip.build(members)
 
 
-def pid(cls: str, key: str, numel: int, module: str | None = None) -> bytes:
+def pid(cls: str, key: str, numel: int, module: str | None = None, location: str = "cpu") -> bytes:
     module = module or ("torch.storage" if cls == "UntypedStorage" else "torch")
     return (
         a.tuple_(
-            a.binunicode("storage"), G(module, cls), a.binunicode(key), a.binunicode("cpu"), a.integer(numel)
+            a.binunicode("storage"), G(module, cls), a.binunicode(key), a.binunicode(location), a.integer(numel)
         )
         + pickle.BINPERSID
     )
@@ -597,6 +597,16 @@ def accept_files() -> list[Accept]:
             F,
         ),
     )
+    sparse32_cuda = a.call(
+        G("torch._utils", "_rebuild_sparse_tensor"),
+        layout,
+        a.tuple_(
+            v2(pid("IntStorage", "0", 2, location="cuda:0"), 0, (1, 2), (2, 1)),
+            v2(pid("FloatStorage", "1", 2, location="cuda:0"), 0, (2,), (1,)),
+            ints((3,)),
+            F,
+        ),
+    )
     sparse_grad = a.call(
         G("torch._utils", "_rebuild_sparse_tensor"),
         layout,
@@ -723,6 +733,15 @@ def accept_files() -> list[Accept]:
             ("sparse-coo", "dtype-int32"),
             ("tensors.md#tensors-sparse",),
             "a sparse COO tensor with int32 indices: torch keeps them as a new int64 tensor",
+        ),
+        Accept(
+            "sparse-int32-indices-on-cuda",
+            doc(("s", sparse32_cuda)),
+            {"0": struct.pack("<2i", 0, 2), "1": struct.pack("<2f", 1.5, 2.5)},
+            ("sparse-coo", "dtype-int32", "cuda-location"),
+            ("tensors.md#tensors-sparse",),
+            "a sparse COO tensor of a GPU with int32 indices: torch casts them on their device, so the new "
+            "int64 storage has the file's location (found by the differential harness)",
         ),
         Accept(
             "torch-size-no-args",

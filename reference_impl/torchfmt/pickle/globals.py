@@ -53,8 +53,9 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("list", lambda v: type(v) is list, "list"),
     Kind("dict", lambda v: isinstance(v, dict), "dict or OrderedDict"),
     Kind("hooks", lambda v: v is None or isinstance(v, dict), "dict, OrderedDict or None (ignored)"),
-    Kind("pairs", lambda v: isinstance(v, list) and all(isinstance(p, (list, tuple)) and len(p) == 2
-                                                         for p in v), "list of [key, value] pairs"),
+    Kind("pairs", lambda v: isinstance(v, dict) or isinstance(v, (list, tuple)) and all(
+        isinstance(p, (list, tuple)) and len(p) == 2 for p in v),
+        "list or tuple of [key, value] pairs, dict or OrderedDict"),
     Kind("iterable", lambda v: isinstance(v, (list, tuple, set, frozenset)), "list, tuple, set or frozenset"),
     Kind("bytes_or_str", lambda v: isinstance(v, (bytes, str)), "bytes or str"),
     Kind("storage", lambda v: isinstance(v, Storage), "storage (from a persistent id)"),
@@ -139,7 +140,8 @@ def _p(spec: str) -> tuple[Param, ...]:
 
 def _ordered_dict(args: tuple[Any, ...], ctx: Call) -> collections.OrderedDict[Any, Any]:
     out: collections.OrderedDict[Any, Any] = collections.OrderedDict()
-    for k, v in args[0] if args else ():
+    items = args[0] if args else ()
+    for k, v in items.items() if isinstance(items, dict) else items:
         set_item(out, k, v, ctx.offset)
     return out
 
