@@ -1,0 +1,182 @@
+"""Hostile state_dicts for the tensor runs (torchfmt/pickle/tensor_run.py): memo keys PUT between runs
+over the keys a layout GETs, storage keys named twice, duplicate dict keys.  Each file is written opcode by
+opcode as torch.save lays out a state_dict, then changed where a hostile writer would; it must read the
+same with runs, with the single-entry fast path alone and with neither, and as torch 2.13 loads it
+(``torch.load(weights_only=True)``, conformance/generators/torch_describe.py).
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import struct
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_tensor_entry import _counting_runs, describe_bytes, three_ways
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
+from harness.compare import compare  # noqa: E402
+
+try:
+    import torch_describe as td
+except ImportError:  # the torch comparison needs torch 2.13 (CI installs it)
+    td = None
+
+needs_torch = pytest.mark.skipif(td is None, reason="torch is not installed")
+
+#: Storage types by dtype, with the element size of each.
+STYPES = {"float32": ("FloatStorage", 4), "float64": ("DoubleStorage", 8), "int64": ("LongStorage", 8),
+          "float16": ("HalfStorage", 2)}
+
+
+class StateDict:
+    """A protocol-2 state_dict pickle written as torch.save writes one (an OrderedDict, each entry's
+    ``_rebuild_tensor_v2`` call with its strings and globals PUT once and fetched by GET after), with
+    hooks for a hostile writer: a global PUT at a memo key chosen, and storage keys chosen."""
+
+    def __init__(self) -> None:
+        self.out = bytearray(b"\x80\x02")
+        self.memo: dict[Any, int] = {}
+        self.next_key = 0
+        self.records: dict[str, bytes] = {}
+        self.glob("collections", "OrderedDict")
+        self.out += b")R"
+        self.put()
+        self.out += b"("
+
+    def put(self, name: Any = None, key: int | None = None) -> None:
+        if key is None:
+            key, self.next_key = self.next_key, self.next_key + 1
+        self.out += b"q" + bytes([key]) if key < 256 else b"r" + struct.pack("<I", key)
+        if name is not None:
+            self.memo[name] = key
+
+    def get(self, name: Any) -> bool:
+        if name not in self.memo:
+            return False
+        key = self.memo[name]
+        self.out += b"h" + bytes([key]) if key < 256 else b"j" + struct.pack("<I", key)
+        return True
+
+    def text(self, s: str, name: Any = None) -> None:
+        if name is not None and self.get(name):
+            return
+        raw = s.encode()
+        self.out += pickle.BINUNICODE + struct.pack("<I", len(raw)) + raw
+        self.put(name)
+
+    def glob(self, module: str, name: str, at: int | None = None) -> None:
+        if at is None and self.get((module, name)):
+            return
+        self.out += f"c{module}\n{name}\n".encode()
+        self.put((module, name), at)
+
+    def ints(self, values: tuple[int, ...]) -> None:
+        for v in values:
+            self.out += b"K" + bytes([v]) if v < 256 else b"M" + struct.pack("<H", v)
+        self.out += {0: b")", 1: b"\x85", 2: b"\x86", 3: b"\x87"}[len(values)] if len(values) <= 3 else b"t"
+        if len(values) > 3:
+            raise ValueError("at most 3 dimensions here")
+        if values:
+            self.put()
+
+    def tensor(self, key: str, dtype: str, shape: tuple[int, ...], storage: str | None = None,
+               stype_at: int | None = None) -> None:
+        """One entry; ``storage`` names an existing storage (its key written afresh, as a hostile file
+        may); ``stype_at`` writes the storage type by GLOBAL and PUTs it at that memo key."""
+        stype, size = STYPES[dtype]
+        numel = 1
+        for n in shape:
+            numel *= n
+        if storage is None:
+            storage = str(len(self.records))
+            self.records[storage] = bytes((i * 7 + len(self.records)) % 251 for i in range(numel * size))
+        self.text(key)
+        self.glob("torch._utils", "_rebuild_tensor_v2")
+        self.out += b"(("
+        self.text("storage", "storage")
+        if stype_at is None:
+            self.glob("torch", stype)
+        else:
+            self.glob("torch", stype, at=stype_at)
+        self.text(storage)
+        self.text("cpu", "cpu")
+        self.out += b"K" + bytes([numel]) + b"t"
+        self.put()
+        self.out += b"QK\x00"
+        self.ints(shape)
+        stride, acc = [], 1
+        for n in reversed(shape):
+            stride.insert(0, acc)
+            acc *= n
+        self.ints(tuple(stride))
+        self.out += b"\x89"
+        self.get(("collections", "OrderedDict"))
+        self.out += b")R"
+        self.put()
+        self.out += b"t"
+        self.put()
+        self.out += b"R"
+        self.put()
+
+    def archive(self) -> bytes:
+        pkl = bytes(self.out) + b"u."
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+            z.writestr("archive/data.pkl", pkl)
+            z.writestr("archive/byteorder", "little")
+            for k, v in self.records.items():
+                z.writestr(f"archive/data/{k}", v)
+            z.writestr("archive/version", "3\n")
+        return buf.getvalue()
+
+
+def torch_agrees(data: bytes, ours: tuple[Any, ...], tmp_path: Path) -> None:
+    """torch 2.13 loads the file and describes it as we do (or refuses it, as we do)."""
+    path = tmp_path / "f.pt"
+    path.write_bytes(data)
+    try:
+        loaded = td.torch_load(path, True)
+    except Exception as e:  # noqa: BLE001 - any refusal of torch's
+        assert ours[0] == "error", f"torch refuses ({td.last_line(e)}), we read it"
+        return
+    assert ours[0] == "read", f"torch loads it, we refuse: {ours}"
+    theirs = td.describe(loaded.obj, "pt-zip", locations=loaded.locations)
+    assert compare(theirs, ours[1]) == []
+
+
+def _stale_next() -> StateDict:
+    """Layouts L1 (float32 2-d), L3 (float32 1-d) and L2 (float64 1-d, which GETs DoubleStorage's memo
+    key); a run switches L1 -> L2 (L1.next = L2); then a long tensor's entry PUTs LongStorage over
+    DoubleStorage's memo key, so L2 no longer holds; a later run of L1 and L3 meets an entry laid out as
+    L2, whose GET now fetches LongStorage: an int64 tensor, as torch loads it."""
+    w = StateDict()
+    w.tensor("w0", "float32", (2, 3))
+    w.tensor("w1", "float32", (2, 3))  # L1
+    w.tensor("b1", "float32", (3,))  # L3
+    w.tensor("d2", "float64", (3,))  # DoubleStorage by GLOBAL
+    w.tensor("d3", "float64", (3,))  # L2
+    w.tensor("w4", "float32", (2, 3))  # L2 -> L1
+    w.tensor("d5", "float64", (3,))  # L1 -> L2
+    w.tensor("l6", "int64", (4,), stype_at=w.memo[("torch", "DoubleStorage")])
+    w.tensor("w7", "float32", (2, 3))  # a run of L1 (L1 and L3 hold, L2 does not)
+    w.tensor("x8", "float64", (3,))  # laid out as L2: GETs the memo key that now holds LongStorage
+    w.tensor("b9", "float32", (3,))
+    return w
+
+
+def test_a_layout_that_no_longer_holds_is_not_switched_to(tmp_path: Path, monkeypatch: Any) -> None:
+    taken = _counting_runs(monkeypatch)
+    data = _stale_next().archive()
+    got = three_ways(describe_bytes(data))
+    assert got[0] == "read"
+    assert sum(taken) >= 3, taken  # runs were taken (the file exercises them)
+    dtypes = [(k["value"], v["dtype"]) for k, v in got[1]["objects"][0]["items"]]
+    assert dtypes[7:10] == [("l6", "int64"), ("w7", "float32"), ("x8", "int64")]
+    if td is not None:
+        torch_agrees(data, got, tmp_path)
