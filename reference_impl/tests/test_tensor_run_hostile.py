@@ -39,7 +39,8 @@ class StateDict:
     ``_rebuild_tensor_v2`` call with its strings and globals PUT once and fetched by GET after), with
     hooks for a hostile writer: a global PUT at a memo key chosen, and storage keys chosen."""
 
-    def __init__(self) -> None:
+    def __init__(self, long_keys: bool = False) -> None:
+        self.long_keys = long_keys  # every memo key LONG_BINPUT/LONG_BINGET: layouts stay past key 255
         self.out = bytearray(b"\x80\x02")
         self.memo: dict[Any, int] = {}
         self.next_key = 0
@@ -52,7 +53,7 @@ class StateDict:
     def put(self, name: Any = None, key: int | None = None) -> None:
         if key is None:
             key, self.next_key = self.next_key, self.next_key + 1
-        self.out += b"q" + bytes([key]) if key < 256 else b"r" + struct.pack("<I", key)
+        self.out += b"q" + bytes([key]) if key < 256 and not self.long_keys else b"r" + struct.pack("<I", key)
         if name is not None:
             self.memo[name] = key
 
@@ -60,15 +61,15 @@ class StateDict:
         if name not in self.memo:
             return False
         key = self.memo[name]
-        self.out += b"h" + bytes([key]) if key < 256 else b"j" + struct.pack("<I", key)
+        self.out += b"h" + bytes([key]) if key < 256 and not self.long_keys else b"j" + struct.pack("<I", key)
         return True
 
-    def text(self, s: str, name: Any = None) -> None:
+    def text(self, s: str, name: Any = None, at: int | None = None) -> None:
         if name is not None and self.get(name):
             return
         raw = s.encode()
         self.out += pickle.BINUNICODE + struct.pack("<I", len(raw)) + raw
-        self.put(name)
+        self.put(name, at)
 
     def glob(self, module: str, name: str, at: int | None = None) -> None:
         if at is None and self.get((module, name)):
@@ -86,13 +87,16 @@ class StateDict:
             self.put()
 
     def tensor(self, key: str, dtype: str, shape: tuple[int, ...], storage: str | None = None,
-               stype_at: int | None = None) -> None:
+               stype_at: int | None = None, skey_at: int | None = None, grad: bool = False,
+               numel: int | None = None) -> None:
         """One entry; ``storage`` names an existing storage (its key written afresh, as a hostile file
-        may); ``stype_at`` writes the storage type by GLOBAL and PUTs it at that memo key."""
+        may); ``stype_at`` writes the storage type by GLOBAL and PUTs it at that memo key, ``skey_at``
+        PUTs the storage key at that memo key; ``numel`` the persistent id's element count."""
         stype, size = STYPES[dtype]
-        numel = 1
-        for n in shape:
-            numel *= n
+        if numel is None:
+            numel = 1
+            for n in shape:
+                numel *= n
         if storage is None:
             storage = str(len(self.records))
             self.records[storage] = bytes((i * 7 + len(self.records)) % 251 for i in range(numel * size))
@@ -104,7 +108,7 @@ class StateDict:
             self.glob("torch", stype)
         else:
             self.glob("torch", stype, at=stype_at)
-        self.text(storage)
+        self.text(storage, at=skey_at)
         self.text("cpu", "cpu")
         self.out += b"K" + bytes([numel]) + b"t"
         self.put()
@@ -115,7 +119,7 @@ class StateDict:
             stride.insert(0, acc)
             acc *= n
         self.ints(tuple(stride))
-        self.out += b"\x89"
+        self.out += b"\x88" if grad else b"\x89"
         self.get(("collections", "OrderedDict"))
         self.out += b")R"
         self.put()
@@ -178,5 +182,40 @@ def test_a_layout_that_no_longer_holds_is_not_switched_to(tmp_path: Path, monkey
     assert sum(taken) >= 3, taken  # runs were taken (the file exercises them)
     dtypes = [(k["value"], v["dtype"]) for k, v in got[1]["objects"][0]["items"]]
     assert dtypes[7:10] == [("l6", "int64"), ("w7", "float32"), ("x8", "int64")]
+    if td is not None:
+        torch_agrees(data, got, tmp_path)
+
+
+SHAPES = ((), (3,), (2, 3), (2, 1, 2))
+
+
+def test_a_layout_dropped_past_the_limit_is_not_switched_to(tmp_path: Path, monkeypatch: Any) -> None:
+    """E (float16) follows A (float32 2-d) in a run, then 15 more layouts drop E (MAX_LAYOUTS): its
+    storage type's memo key is then one no layout the machine holds GETs, and a run of A PUTs a storage
+    key there; the next entry, laid out as E, GETs that str as its storage type, which torch refuses."""
+    from torchfmt.pickle import tensor_run
+
+    taken = _counting_runs(monkeypatch)
+    w = StateDict(long_keys=True)
+    w.tensor("h0", "float16", (3,))
+    w.tensor("h1", "float16", (3,))  # E
+    w.tensor("a0", "float32", (2, 3))
+    w.tensor("a1", "float32", (2, 3))  # A
+    w.tensor("h2", "float16", (3,))  # A -> E
+    more = [("float32", s, False) for s in SHAPES if s != (2, 3)]
+    more += [("float32", s, True) for s in SHAPES] + [("float64", s, False) for s in SHAPES]
+    more += [("int64", s, False) for s in SHAPES]
+    assert len(more) == tensor_run.MAX_LAYOUTS - 1
+    for i, (dtype, shape, grad) in enumerate(more):
+        if dtype in ("float64", "int64") and shape == ():
+            w.tensor(f"first{i}", dtype, shape)  # its storage type by GLOBAL: no layout yet
+        w.tensor(f"m{i}", dtype, shape, grad=grad)
+    w.tensor("a2", "float32", (2, 3))
+    w.tensor("a3", "float32", (2, 3), skey_at=w.memo[("torch", "HalfStorage")])
+    w.tensor("h3", "float16", (3,))
+    data = w.archive()
+    got = three_ways(describe_bytes(data))
+    assert got[:3] == ("error", "FormatError", "bad-reference"), got
+    assert sum(taken) >= 3, taken
     if td is not None:
         torch_agrees(data, got, tmp_path)
