@@ -268,3 +268,18 @@ def test_a_changed_entry_inside_a_run(name: str, change: dict[str, Any], expecte
     assert taken and taken[0] >= 2, taken  # the entry changed lies inside a run (entries 2-3 at least)
     if td is not None:
         torch_agrees(data, got, tmp_path)
+
+
+@pytest.mark.parametrize("at", range(12))
+def test_a_storage_key_put_over_a_key_two_layouts_get(at: int, tmp_path: Path) -> None:
+    """Weights and biases alternate (two layouts, one run); the fifth entry's storage key is PUT at
+    memo key ``at`` (the OrderedDict global, the dict, a key, the rebuild function, the ``'storage'`` tag,
+    the storage type, a storage key, the location ...), which the entries after it may GET."""
+    w = StateDict()
+    for i in range(8):
+        shape = (2, 3) if i % 2 == 0 else (3,)
+        w.tensor(f"t{i}", "float32", shape, skey_at=at if i == 4 else None)
+    data = w.archive()
+    got = three_ways(describe_bytes(data))
+    if td is not None:
+        torch_agrees(data, got, tmp_path)
