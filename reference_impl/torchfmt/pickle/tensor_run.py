@@ -197,10 +197,12 @@ def layout(m: Machine, start: int, end: int, n_size: int | None, n_stride: int |
 
 
 def _other(lay: Layout, layouts: list[Layout], buf: Any, p: int) -> Layout | None:
-    """A layout other than ``lay`` that the entry at ``p`` fits: the one that followed ``lay`` last,
-    else the first that fits."""
+    """A layout of ``layouts`` (those that held when the run began, whose GETs its entries never PUT)
+    other than ``lay`` that the entry at ``p`` fits: the one that followed ``lay`` last, else the first
+    that fits.  The one that followed ``lay`` in an earlier run may no longer hold (a memo key it GETs
+    PUT since) or may have been dropped past :data:`MAX_LAYOUTS`: it is then not among them."""
     nxt = lay.next
-    if nxt is not None and nxt.fits(buf, p) >= 0:
+    if nxt is not None and nxt in layouts and nxt.fits(buf, p) >= 0:  # in: by identity (no __eq__)
         return nxt
     for other in layouts:
         if other is not lay and other is not nxt and other.fits(buf, p) >= 0:
