@@ -40,7 +40,8 @@ def pid(cls: str, key: str, numel: int, module: str | None = None, location: str
     module = module or ("torch.storage" if cls == "UntypedStorage" else "torch")
     return (
         a.tuple_(
-            a.binunicode("storage"), G(module, cls), a.binunicode(key), a.binunicode(location), a.integer(numel)
+            a.binunicode("storage"), G(module, cls), a.binunicode(key), a.binunicode(location),
+            a.integer(numel),
         )
         + pickle.BINPERSID
     )
