@@ -1,6 +1,6 @@
 """Wall and CPU time of the conformance suite against the reference reader (issue 12: < 30 s on a 2-core
 machine): the committed and corpus cases (``conformance/test_cases.py``) run with the harness's warm start
-(harness/warm.py; one case in eight still runs the command) and with ``--cold`` (every case a new
+(harness/warm.py; one case in sixteen still runs the command) and with ``--cold`` (every case a new
 ``python -m torchfmt dump``), in the same run, so the ratio holds on a busy machine; and the whole
 ``pytest conformance`` with its self-tests, warm (the issue's figure: < 30 s), with its CPU seconds and
 the load average around each run.

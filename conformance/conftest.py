@@ -64,7 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 #: One case in this many runs the real ``python -m torchfmt dump`` command even with the warm start.
-COLD_SAMPLE = 8
+COLD_SAMPLE = 16
 
 
 def cold_sample(path: Path) -> bool:

@@ -5,12 +5,18 @@ run here, unless TORCHFMT_REQUIRE_ADAPTERS is set."""
 from __future__ import annotations
 
 import pytest
-from adapter_runs import verdict
+from adapter_runs import start, verdict
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
+READS = ["pt-zip/dtype-float32", "pt-zip/state-dict-mlp", "pt-zip/protocol-4"]
 
 
-@pytest.mark.parametrize("case_id", ["pt-zip/dtype-float32", "pt-zip/state-dict-mlp", "pt-zip/protocol-4"])
+def start_runs(selected: list[pytest.Item]) -> None:
+    """The module's runs (each starts ptloader and torch), side by side from the end of collection."""
+    start("ptloader", [*READS, "pt-legacy/dtype-float32", "pt-zip/adv-gadget-os-system", "pt-zip/cycles"])
+
+
+@pytest.mark.parametrize("case_id", READS)
 def test_zip_checkpoints_are_described_exactly(case_id: str) -> None:
     """dtype, shape, stride and values compared; storages, offsets and requires_grad are unexpressed."""
     assert verdict("ptloader", case_id)[:2] == ("pass", "pass")

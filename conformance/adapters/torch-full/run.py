@@ -17,12 +17,18 @@ import torch_reader  # noqa: E402
 
 
 def probe() -> int:
+    """The installed torch's version, found without importing it (a second of the suite's)."""
+    import importlib.metadata
+    import importlib.util
+
     try:
-        import torch
-    except ImportError as e:
-        print(f"torch is not importable from {sys.executable}: {e}")
+        found, version = importlib.util.find_spec("torch"), importlib.metadata.version("torch")
+    except (ImportError, ValueError) as e:  # PackageNotFoundError is an ImportError
+        found, version = None, str(e)
+    if found is None:
+        print(f"torch is not installed for {sys.executable}: {version}")
         return 1
-    print(f"torch {torch.__version__} torch.load(weights_only=False)")
+    print(f"torch {version} torch.load(weights_only=False)")
     return 0
 
 
