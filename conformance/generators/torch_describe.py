@@ -11,6 +11,7 @@ The public entry points: :func:`detect_format`, :func:`load` (how a file may be 
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import math
 import re
@@ -18,6 +19,7 @@ import sys
 import tarfile
 import warnings
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,12 +102,8 @@ def torch_load(path: str | Path, weights_only: bool) -> Loaded:
                 locations.setdefault(made, given)
         return result
 
-    # the weights_only unpickler allows it by its name (looked up at each load), pickle by attribute
-    for attr in ("__name__", "__qualname__", "__module__"):
-        setattr(rebuild_sparse_noting_cast_indices, attr, getattr(rebuild_sparse, attr))
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _sparse_rebuild_replaced(rebuild_sparse_noting_cast_indices):
         warnings.simplefilter("ignore")
-        torch._utils._rebuild_sparse_tensor = rebuild_sparse_noting_cast_indices
         try:
             obj = torch.load(str(path), map_location=keep_on_cpu, weights_only=weights_only)
             how = f"torch.load(map_location=<keep on cpu>, weights_only={weights_only})"
@@ -116,9 +114,29 @@ def torch_load(path: str | Path, weights_only: bool) -> Loaded:
             locations.clear()
             obj = torch.load(str(path), weights_only=weights_only)
             how = f"torch.load(weights_only={weights_only}) (a callable map_location is refused)"
-        finally:
-            torch._utils._rebuild_sparse_tensor = rebuild_sparse
     return Loaded(obj, locations, how, [])
+
+
+SPARSE_REBUILD = "torch._utils._rebuild_sparse_tensor"
+
+
+@contextlib.contextmanager
+def _sparse_rebuild_replaced(replacement: Any) -> Iterator[None]:
+    """``torch._utils._rebuild_sparse_tensor`` replaced while the block loads, where each unpickler finds
+    it: pickle (and torch 1.13's weights_only unpickler) by the module's attribute, torch 2.x's
+    weights_only unpickler in its table of allowed globals, made once per process and cached."""
+    original = torch._utils._rebuild_sparse_tensor
+    allowed = getattr(sys.modules.get("torch._weights_only_unpickler"), "_get_allowed_globals", None)
+    table = allowed() if hasattr(allowed, "cache_info") else None
+    torch._utils._rebuild_sparse_tensor = replacement
+    if table is not None and table.get(SPARSE_REBUILD) is original:
+        table[SPARSE_REBUILD] = replacement
+    try:
+        yield
+    finally:
+        torch._utils._rebuild_sparse_tensor = original
+        if table is not None and table.get(SPARSE_REBUILD) is replacement:
+            table[SPARSE_REBUILD] = original
 
 
 def load(path: str | Path, allow_unsafe: bool) -> Loaded:
