@@ -31,7 +31,7 @@ class Member:
     crc: int | None = None
     local_name: str | None = None  # the local header's name, when it must differ from the central one
     local: dict[str, int] = field(default_factory=dict)  # local header overrides: csize, usize, crc
-    central: dict[str, int] = field(default_factory=dict)  # central: csize, usize, crc, offset, disk
+    central: dict[str, int] = field(default_factory=dict)  # csize, usize, crc, offset, disk, external
     central_extra: bytes = b""  # the central entry's extra field
     header_offset: int = 0  # filled in by build()
 
@@ -90,7 +90,7 @@ def _central_header(m: Member) -> bytes:
             0,
             m.central.get("disk", 0),
             0,
-            0o100644 << 16,
+            m.central.get("external", 0o100644 << 16),
             offset,
         )
         + name

@@ -171,6 +171,13 @@ def zip_lookup_cases() -> list[AdvCase]:
          "torch's archive whose storage record data/0 has general purpose flag bit 5 (compressed patched "
          "data) set in both headers: torch's miniz refuses to read the member (found by the differential "
          "fuzz target)")
+    ms = sources.zip_members()
+    pkl = next(m for m in ms if m.name.endswith("/data.pkl"))
+    pkl.central["external"] = (0o100644 << 16) | 0x10
+    case("zip-data-pkl-dos-directory-attribute", rawzip.build(ms), ["bad-container"], [],
+         "torch's archive whose data.pkl central entry has the MS-DOS directory bit (0x10) in its external "
+         "attributes: torch's miniz takes it for a directory and reads no data, so torch unpickles "
+         "uninitialized memory and fails differently on each load (found by the differential harness)")
     ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
     ms.insert(0, rawzip.Member(ms[0].name.split("/", 1)[0] + "/model.json", b'{"protoVersion": "6"}'))
     out.append(AdvCase("pt-torchscript/adv-torchscript-model-json", rawzip.build(ms), ["bad-container"],

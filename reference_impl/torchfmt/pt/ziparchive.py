@@ -36,12 +36,15 @@ _LOCAL = struct.Struct("<4s5H3L2H")
 #: The fields of each that the readers use, the others skipped: (signature, flags, method, stored size,
 #: size, name, extra and comment lengths, disk, local header offset) and (signature, flags, method,
 #: stored size, size, name and extra lengths).
-_CENTRAL_USED = struct.Struct("<4s4xHH8xLLHHHH6xL")
+_CENTRAL_USED = struct.Struct("<4s4xHH8xLLHHHH2xLL")
 _LOCAL_USED = struct.Struct("<4s2xHH8xLLHH")
 
 FLAG_ENCRYPTED = 0x0001
 FLAG_DATA_DESCRIPTOR = 0x0008
 FLAG_PATCHED = 0x0020  # compressed patched data: miniz refuses to read such a member
+#: The MS-DOS directory bit of a central entry's external attributes: miniz takes such a member for a
+#: directory, whatever its name, and reads no data for it (torch then reads uninitialized memory).
+DOS_DIRECTORY = 0x10
 FLAG_STRONG_ENCRYPTION = 0x0040
 FLAG_MASKED_LOCAL = 0x2000  # central directory encryption: miniz refuses the archive
 FLAG_UTF8 = 0x0800
@@ -250,7 +253,7 @@ def _central(cd: bytes, cd_offset: int, total: int) -> list[tuple[str, bytes, in
         pos = cd_offset + at
         if at + 46 > cd_end:
             raise _fail(pos, "central directory shorter than its entry count")
-        sig, flags, method, csize, usize, nlen, xlen, clen, disk, header = unpack(cd, at)
+        sig, flags, method, csize, usize, nlen, xlen, clen, disk, external, header = unpack(cd, at)
         if sig != CENTRAL_SIG:
             raise _fail(pos, "bad central directory entry signature")
         end = at + 46 + nlen + xlen + clen
@@ -269,6 +272,8 @@ def _central(cd: bytes, cd_offset: int, total: int) -> list[tuple[str, bytes, in
             raise _fail(pos, f"stored member {name!r} has compressed size {csize} != size {usize}")
         if disk != 0:  # miniz takes 0xFFFF as a disk number too (its zip64 value is never read): multi-disk
             raise _fail(pos, f"member {name!r} starts on disk {disk}")
+        if external & DOS_DIRECTORY and not name.endswith("/"):
+            raise _fail(pos, f"member {name!r} has the MS-DOS directory attribute (torch reads none of it)")
         # names equal as text are equal as bytes (UTF-8 is decoded strictly), so the folded bytes decide
         key = raw.lower()
         if key in keys:
