@@ -164,3 +164,26 @@ def test_ordered_dict_arguments_load_as_torch_loads_them(tmp_path: Path, make: A
     ours = read_bytes(path.read_bytes()).objects[0]
     assert type(by_torch) is collections.OrderedDict and isinstance(ours, collections.OrderedDict)
     assert list(ours.items()) == list(by_torch.items())
+
+
+class _SizeOf:
+    """Pickles as ``torch.Size(arg)``."""
+
+    def __init__(self, arg: object) -> None:
+        self.arg = arg
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (torch.Size, (self.arg,))
+
+
+@pytest.mark.spec("pickle.md#pickle-globals")
+@pytest.mark.parametrize("arg", [[3, False, 4], (True,), [], (2, 3)], ids=["list-bool", "tuple-true", "empty",
+                                                                          "tuple"])
+def test_torch_size_arguments_load_as_torch_loads_them(tmp_path: Path, arg: object) -> None:
+    """torch.Size takes a bool as 0 or 1 (the differential run found [3, False, 4] refused)."""
+    path = tmp_path / "f.pt"
+    path.write_bytes(_zip_pt(_SizeOf(arg)))
+    by_torch = torch.load(path, weights_only=True)
+    ours = read_bytes(path.read_bytes()).objects[0]
+    assert type(by_torch) is torch.Size and ours.class_name == "torch.Size"
+    assert ours.args == [tuple(by_torch)] and all(type(x) is int for x in ours.args[0])

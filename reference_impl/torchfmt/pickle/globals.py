@@ -49,6 +49,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("number", lambda v: type(v) in (int, float), "int or float"),
     Kind("str", lambda v: type(v) is str, "str"),
     Kind("ints", rebuild.is_ints, "tuple or list of ints, or a torch.Size"),
+    Kind("size_items", lambda v: rebuild.is_ints(v) or isinstance(v, (tuple, list)) and all(
+        type(x) in (int, bool) for x in v), "tuple or list of ints or bools (as 0 and 1), or a torch.Size"),
     Kind("tuple", lambda v: type(v) is tuple, "tuple"),
     Kind("list", lambda v: type(v) is list, "list"),
     Kind("dict", lambda v: isinstance(v, dict), "dict or OrderedDict"),
@@ -211,7 +213,7 @@ def _size(args: tuple[Any, ...], ctx: Call) -> KeyedObject:
     """``torch.Size(sizes)``: args in the normal form ``[tuple of ints]`` (``torch.Size()`` is the empty
     size); it hashes and compares as that tuple, as torch.Size, a tuple subclass, does
     (spec/pickle.md#pickle-keys)."""
-    sizes = tuple(rebuild.ints(args[0])) if args else ()
+    sizes = tuple(int(x) for x in rebuild.ints(args[0])) if args else ()  # torch.Size([True]) is (1,)
     return KeyedObject("torch.Size", [sizes], sizes)
 
 
@@ -284,7 +286,7 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
     _callable("builtins.complex", "real: number?, imag: number?", _complex,
               "object builtins.complex(real, imag)"),
     # torch values that pickle by reduction
-    _callable("torch.Size", "sizes: ints?", _size, "object torch.Size(sizes)"),
+    _callable("torch.Size", "sizes: size_items?", _size, "object torch.Size(sizes)"),
     _callable("torch.device", "type: str, index: int?", rebuild.device,
               "object torch.device in the normal form [type] or [type, index]"),
     _callable("torch.serialization._get_layout", "name: str", _get_layout, "the layout global it names"),
