@@ -90,19 +90,26 @@ def torch_load(path: str | Path, weights_only: bool) -> Loaded:
 
     rebuild_sparse = torch._utils._rebuild_sparse_tensor
 
-    def rebuild_sparse_noting_cast_indices(layout: Any, data: Any) -> Any:
-        """torch's own function; COO indices it casts to int64 (a new storage, made on the device of the
-        file's indices, tensors.md#tensors-sparse) keep the location of the file's indices."""
+    def rebuild_sparse_noting_new_parts(layout: Any, data: Any) -> Any:
+        """torch's own function; a component it copies into a new storage (COO indices cast to int64, a
+        component with a conjugate or negative bit resolved: made on the device of the file's component,
+        tensors.md#tensors-sparse) keeps the location of the file's component."""
         result = rebuild_sparse(layout, data)
-        if layout == torch.sparse_coo:
-            alive.append(result)
-            given = locations.get(untyped_of_tensor(data[0])._cdata)
-            made = untyped_of_tensor(result._indices())._cdata
+        alive.append(result)
+        name = str(layout).removeprefix("torch.")
+        if name == "sparse_coo":
+            parts = [result._indices(), result._values()]
+        elif name in _SPARSE_COMPONENTS:
+            parts = [getattr(result, f)() for f in _SPARSE_COMPONENTS[name]] + [result.values()]
+        else:
+            parts = []
+        for given_part, part in zip(data[:len(parts)], parts, strict=True):
+            given = locations.get(untyped_of_tensor(given_part)._cdata)
             if given is not None:
-                locations.setdefault(made, given)
+                locations.setdefault(untyped_of_tensor(part)._cdata, given)
         return result
 
-    with warnings.catch_warnings(), _sparse_rebuild_replaced(rebuild_sparse_noting_cast_indices):
+    with warnings.catch_warnings(), _sparse_rebuild_replaced(rebuild_sparse_noting_new_parts):
         warnings.simplefilter("ignore")
         try:
             obj = torch.load(str(path), map_location=keep_on_cpu, weights_only=weights_only)

@@ -608,6 +608,17 @@ def accept_files() -> list[Accept]:
             F,
         ),
     )
+    sparse_neg = a.call(
+        G("torch._utils", "_rebuild_sparse_tensor"),
+        layout,
+        a.tuple_(
+            v2(pid("LongStorage", "0", 2, location="cuda:0"), 0, (1, 2), (2, 1)),
+            v2(pid("FloatStorage", "1", 3, location="cuda:0"), 1, (2,), (1,),
+               metadata=meta(a.binunicode("neg"), T)),
+            ints((3,)),
+            F,
+        ),
+    )
     sparse_grad = a.call(
         G("torch._utils", "_rebuild_sparse_tensor"),
         layout,
@@ -743,6 +754,16 @@ def accept_files() -> list[Accept]:
             ("tensors.md#tensors-sparse",),
             "a sparse COO tensor of a GPU with int32 indices: torch casts them on their device, so the new "
             "int64 storage has the file's location (found by the differential harness)",
+        ),
+        Accept(
+            "sparse-values-neg-bit",
+            doc(("s", sparse_neg)),
+            {"0": struct.pack("<2q", 0, 2), "1": struct.pack("<3f", 0.5, 1.5, 2.5)},
+            ("sparse-coo", "cuda-location"),
+            ("tensors.md#tensors-sparse", "tensors.md#tensors-conj-neg"),
+            "a sparse COO tensor of a GPU whose values are a view (offset 1) with the negative bit: torch "
+            "resolves them into a new storage of the negated values on their device (found by the "
+            "differential harness)",
         ),
         Accept(
             "torch-size-no-args",

@@ -413,17 +413,33 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], ctx: Call) -> SparseTensor:
             raise FormatError("bad-length", where, f"a {len(ints(size))}-d size for {indices.shape[0]} "
                                                    f"sparse and {len(values.shape) - 1} dense dimensions")
         # torch builds the tensor from values with autograd; its ``_values()`` never requires grad
-        shown = dataclasses.replace(values, requires_grad=False)
-        return SparseTensor("sparse_coo", values.dtype, ints(size), shown, indices=as_int64(indices, where),
-                            is_coalesced=coalesced, requires_grad=values.requires_grad)
+        shown = dataclasses.replace(resolved(values), requires_grad=False)
+        return SparseTensor("sparse_coo", values.dtype, ints(size), shown,
+                            indices=resolved(as_int64(indices, where)), is_coalesced=coalesced,
+                            requires_grad=values.requires_grad)
     if name in COMPRESSED_LAYOUTS:
         if len(data) != 4:
             raise FormatError("bad-pickle", where, f"{name} data must be (compressed, plain, values, size)")
         compressed, plain, values, size = data
         _check_sparse_parts(where, (compressed, plain, values), size)
-        return SparseTensor(name, values.dtype, ints(size), values, compressed_indices=compressed,
-                            plain_indices=plain, requires_grad=values.requires_grad)
+        return SparseTensor(name, values.dtype, ints(size), resolved(values),
+                            compressed_indices=resolved(compressed), plain_indices=resolved(plain),
+                            requires_grad=values.requires_grad)
     raise Unsupported(f"sparse layout {name}")
+
+
+def resolved(t: Tensor) -> Tensor:
+    """A sparse component as torch keeps it: one with a conjugate or negative bit becomes a new contiguous
+    storage of the values it presents, on the file's device (spec/tensors.md#tensors-sparse)."""
+    import numpy as np
+
+    if not (t.conj or t.neg):
+        return t
+    arr = np.ascontiguousarray(t.numpy()).reshape(-1)
+    shape = t.shape
+    stride = tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))
+    return Tensor(t.dtype, shape, stride, 0, Storage(t.dtype, arr.size, t.device, data=arr, viewed=True),
+                  device=t.device, requires_grad=t.requires_grad)
 
 
 def as_int64(t: Tensor, where: int | None) -> Tensor:
