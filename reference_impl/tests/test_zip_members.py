@@ -54,7 +54,11 @@ def _zips() -> Iterator[tuple[str, bytes]]:
             data = case.path.read_bytes()
             if data[:4] == b"PK\x03\x04" or b"PK\x05\x06" in data[-(1 << 16) - 22:]:
                 yield case.id, data
-    for v in [*family_variants(), *mutation_variants(seed=12, per_file=2)]:
+    from generators.adversarial import families
+
+    # every family but the .t7 one, which makes no zip and reads the corpus (absent on a bare clone)
+    zip_families = sorted(name for name in families.FAMILIES if name != "t7")
+    for v in [*family_variants(zip_families), *mutation_variants(seed=12, per_file=2)]:
         if v.data[:4] == b"PK\x03\x04":
             yield v.name, v.data
 

@@ -84,6 +84,15 @@ def tensor_sha256(t: Tensor) -> str:
         nbytes = -(-t.numel // t.dtype.per_byte)
         packed = t.storage.array()[t.storage_offset:t.storage_offset + nbytes]
         return hashlib.sha256(np.ascontiguousarray(packed)).hexdigest()
+    h = hashlib.sha256()
+    for block in presented_blocks(t):
+        h.update(block)
+    return h.hexdigest()
+
+
+def presented_blocks(t: Tensor) -> Any:
+    """A strided tensor's logical elements in row-major order, in blocks of bytes, as torch presents them
+    (a conjugate or negative bit applied)."""
     if t.numel > max(t.storage.numel, MAX_EXPANDED):
         raise Reject("limit-exceeded", f"a view of {t.numel} elements over a storage of {t.storage.numel}")
     elems = t.storage.array()  # (numel, itemsize)
@@ -93,15 +102,11 @@ def tensor_sha256(t: Tensor) -> str:
     view = np.lib.stride_tricks.as_strided(
         base, shape=(*(n for n, _ in dims), width), strides=(*(s * width for _, s in dims), 1),
         writeable=False)
-    h = hashlib.sha256()
     rows = view.reshape(1, *view.shape) if view.ndim == 1 else view
     step = max(1, (1 << 24) // max(1, t.numel // max(1, rows.shape[0]) * width))
     for i in range(0, rows.shape[0], step):
         block = np.ascontiguousarray(rows[i:i + step])
-        if t.conj or t.neg:
-            block = _apply_bits(t, block)
-        h.update(block)
-    return h.hexdigest()
+        yield _apply_bits(t, block) if t.conj or t.neg else block
 
 
 def storage_sha256(s: Storage) -> str:

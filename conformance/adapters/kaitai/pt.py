@@ -272,6 +272,8 @@ class ZipArchive:
     def _check_entry(e: Any, name: str) -> None:
         if e.disk_start_32 != 0:  # 0xFFFF too: miniz reads it as a disk number (multi-disk)
             raise Reject("bad-container", f"record {name!r} starts on disk {e.disk_start_32}")
+        if e.external_attrs & 0x10 and not name.endswith("/"):  # miniz: a directory, whatever its name
+            raise Reject("bad-container", f"record {name!r} has the MS-DOS directory attribute")
         if e.flags & 0x2041:  # bits 0, 6 and 13 (masked local headers)
             raise Reject("bad-container", f"record {name!r} is encrypted")
         stored = e.compression_method == pytorch_zip.PytorchZip.Compression.stored

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .describe import MAX_EXPANDED
+from .describe import MAX_EXPANDED, presented_blocks
 from .facts import DTYPES, DType, dtype_arith, tensor_properties
 from .failure import Decline, Reject
 from .values import Global, MetaTensor, ODict, Opaque, QuantizedTensor, SparseTensor, Storage, Tensor
@@ -56,11 +56,14 @@ KINDS: dict[str, Callable[[Any], bool]] = {
     "number": lambda v: type(v) in (int, float),
     "str": lambda v: type(v) is str,
     "ints": is_ints,
+    "size_items": lambda v: is_ints(v) or isinstance(v, (tuple, list)) and all(
+        type(x) in (int, bool) for x in v),
     "tuple": lambda v: type(v) is tuple,
     "list": lambda v: type(v) is list,
     "dict": lambda v: isinstance(v, dict),
     "hooks": lambda v: v is None or isinstance(v, dict),
-    "pairs": lambda v: isinstance(v, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in v),
+    "pairs": lambda v: isinstance(v, dict) or isinstance(v, (list, tuple)) and all(
+        isinstance(p, (list, tuple)) and len(p) == 2 for p in v),
     "iterable": lambda v: isinstance(v, (list, tuple, set, frozenset)),
     "bytes_or_str": lambda v: isinstance(v, (bytes, str)),
     "storage": lambda v: isinstance(v, Storage),
@@ -382,9 +385,9 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
         if len(shape) != indices.shape[0] + len(values.shape) - 1:
             raise m.fail(f"a {len(shape)}-d size for {indices.shape[0]} sparse and {len(values.shape) - 1} "
                          "dense dimensions", "bad-length")
-        shown = dataclasses.replace(values, requires_grad=False)  # torch's _values() never requires grad
+        shown = dataclasses.replace(_resolved(values), requires_grad=False)  # _values() never requires grad
         return SparseTensor(name, values.dtype, shape, values.requires_grad,  # built from values by autograd
-                            {"indices": _int64(m, indices), "values": shown}, coalesced)
+                            {"indices": _resolved(_int64(m, indices)), "values": shown}, coalesced)
     if name in COMPRESSED:
         if len(data) != 4:
             raise m.fail(f"{name} data must be (compressed_indices, plain_indices, values, size)")
@@ -393,7 +396,8 @@ def rebuild_sparse_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor:
             raise m.fail(f"{name} data must be three tensors and a size")
         _check_numel(m, tuple(_size_items(size)))
         return SparseTensor(name, values.dtype, tuple(_size_items(size)), values.requires_grad,
-                            {"compressed_indices": compressed, "plain_indices": plain, "values": values})
+                            {"compressed_indices": _resolved(compressed), "plain_indices": _resolved(plain),
+                             "values": _resolved(values)})
     raise Decline(f"sparse layout {name}")
 
 
@@ -402,6 +406,17 @@ def rebuild_sparse_csr_tensor(args: tuple[Any, ...], m: Machine) -> SparseTensor
     if args[0].name != "sparse_csr":
         raise m.fail(f"_rebuild_sparse_csr_tensor of layout {args[0].name}", "bad-value")
     return rebuild_sparse_tensor(args, m)
+
+
+def _resolved(t: Tensor) -> Tensor:
+    """A sparse component with a conjugate or negative bit as torch keeps it: a new contiguous storage of
+    the values it presents, on the file's device (spec/tensors.md#tensors-sparse)."""
+    if not (t.conj or t.neg):
+        return t
+    raw = np.frombuffer(b"".join(bytes(b) for b in presented_blocks(t)) if t.numel else b"", np.uint8)
+    stride = tuple(math.prod(t.shape[i + 1:]) for i in range(len(t.shape)))
+    return dataclasses.replace(t, stride=stride, storage_offset=0, conj=False, neg=False,
+                               storage=Storage(t.dtype, t.numel, t.device, raw))
 
 
 def _int64(m: Machine, t: Tensor) -> Tensor:
@@ -478,7 +493,8 @@ def rebuild_from_type_v2(args: tuple[Any, ...], m: Machine) -> Any:
 
 def ordered_dict(args: tuple[Any, ...], m: Machine) -> ODict:
     d = ODict()
-    for k, v in (args[0] if args else []):
+    items = args[0] if args else []
+    for k, v in items.items() if isinstance(items, dict) else items:  # a dict: a copy of its items
         d[m._hashable(k)] = v
     return d
 
@@ -525,7 +541,7 @@ def complex_(args: tuple[Any, ...], m: Machine) -> Opaque:
 
 def torch_size(args: tuple[Any, ...], m: Machine) -> Opaque:
     """``torch.Size(sizes)`` in its normal form: one tuple of ints (spec/pickle.md#pickle-rebuild)."""
-    return Opaque("torch.Size", [m.nested(tuple(_size_items(args[0])) if args else ())])
+    return Opaque("torch.Size", [m.nested(tuple(int(x) for x in _size_items(args[0])) if args else ())])
 
 
 def build_tensor_from_id(args: tuple[Any, ...], m: Machine) -> Any:
