@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from generators.rejects import unsafe_global_files
 from harness.cases import Case
-from harness.runner import CANARY
+from harness.runner import CANARY, canaries_touched, canary_marks
 
 
 @pytest.mark.spec("canonical.md#canonical-reader-cli", "pickle.md#pickle-no-execution")
@@ -22,7 +22,7 @@ def test_unsafe_global_is_rejected_and_never_run(fmt: str, tmp_path: Path, suite
     canary = tmp_path / "canary"
     command = f"touch {shlex.quote(str(canary))} {shlex.quote(str(CANARY))}"
     files = unsafe_global_files(tmp_path, command)
-    shared_before = CANARY.exists()  # left by another process on this machine: only a new one counts
+    marks = canary_marks([canary, CANARY])  # one left by another process counts only when touched again
     case = Case(id=f"generated/unsafe-global-{fmt}", tier="generated", category="reject", format=fmt,
                 path=files[fmt], features=["adv-unsafe-global", "pickle-reduce"],
                 spec=["pickle.md#pickle-no-execution", "pickle.md#pickle-globals"],
@@ -31,9 +31,9 @@ def test_unsafe_global_is_rejected_and_never_run(fmt: str, tmp_path: Path, suite
         run = suite.run(case.path, {}, canaries=(canary, CANARY)) if suite.gives(case) else None
         verdict = suite.judge(case, run)
         suite.record(case, verdict, run)
-        ran = canary.exists() or (CANARY.exists() and not shared_before)
+        ran = bool(canaries_touched(marks))
     finally:
-        if not shared_before:
+        if marks[CANARY] is None:
             CANARY.unlink(missing_ok=True)
     if ran:
         pytest.fail(f"{case.id}: the reader ran os.system from the file: {run.summary()}", pytrace=False)

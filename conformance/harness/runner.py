@@ -6,7 +6,8 @@ wall-clock limit and an address-space limit (RLIMIT_AS), and the case's ``.t7`` 
 expects, the run is *broken* when the exit status is not 0, 1 or 2, when the output breaks the
 contract for that status, or when the reader created, changed or removed anything outside its
 temporary folder: the case folder, the project's ``conformance/`` tree and the folder holding the
-temporary folder are snapshotted before and after, and the :data:`CANARY` path must not appear.
+temporary folder are snapshotted before and after, and the :data:`CANARY` path must not be created or
+touched.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from .vocabulary import CONFORMANCE, HINT_ENV, error_codes
 DEFAULT_TIME_LIMIT = 60.0
 DEFAULT_MEMORY_LIMIT = 2 << 30
 #: A fixed path that adversarial cases may name (e.g. a pickle whose global would ``touch`` it);
-#: a reader that creates it has run code from the file.  Every run checks it; a case may add its own
-#: (case.yaml ``canary``).
+#: a reader that creates or touches it has run code from the file.  Every run checks it; a case may add
+#: its own (case.yaml ``canary``).
 CANARY = Path("/tmp/torchfmt-conformance-canary")
 #: Folders left out of snapshots: the harness's own Python writes byte-code there.
 _SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
@@ -44,6 +45,24 @@ Launch = Callable[[Sequence[str], Path, Mapping[str, str], int], Any]
 #: ``timeout``, ``output`` (output that breaks the table of the contract), ``side-effect`` (files changed
 #: outside the temporary folder), ``code-ran`` (a canary appeared), ``start`` (the reader did not start).
 BREAKAGES = ("crash", "timeout", "output", "side-effect", "code-ran", "start")
+
+
+def canary_marks(canaries: Sequence[Path]) -> dict[Path, int | None]:
+    """Each canary's modification time in ns (None when absent), taken before a run: a payload's
+    ``touch`` creates the file or moves that time, so a canary left by an earlier run (or by another
+    process on this machine) does not hide a later one."""
+    marks: dict[Path, int | None] = {}
+    for canary in canaries:
+        try:
+            marks[canary] = canary.stat().st_mtime_ns
+        except OSError:
+            marks[canary] = None
+    return marks
+
+
+def canaries_touched(marks: Mapping[Path, int | None]) -> list[Path]:
+    """The canaries of ``marks`` created or touched since they were taken."""
+    return [c for c, before in marks.items() if canary_marks([c])[c] not in (None, before)]
 
 
 @dataclass
@@ -230,9 +249,9 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     """Run ``reader + [path]`` in a sandbox folder and check the contract.
 
     ``watch``: more folders that must be left untouched (the case folder is always watched, and so is
-    ``conformance/``); ``canaries``: paths that must not appear during the run; ``launch``: starts the
-    run instead of :class:`subprocess.Popen` (the reference reader's warm start, harness/warm.py), given
-    the command, folder, environment and memory limit.
+    ``conformance/``); ``canaries``: paths that must not be created or touched during the run; ``launch``:
+    starts the run instead of :class:`subprocess.Popen` (the reference reader's warm start,
+    harness/warm.py), given the command, folder, environment and memory limit.
     """
     path = Path(path).resolve()
     parent = Path(tempfile.mkdtemp(prefix="torchfmt-run-"))
@@ -245,7 +264,7 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     env.update(hint_env(hints or {}))
     env.update(extra_env or {})
     command = [*reader, str(path)]
-    canaries_before = {c for c in canaries if c.exists()}
+    marks = canary_marks(canaries)
     tree = tree_watch()
     if tree is not None:  # conformance/ is watched by the kernel; the rest is snapshotted
         watched = [p for p in watched if not p.is_relative_to(CONFORMANCE)]
@@ -286,10 +305,9 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
         changes += tree.since(mark)
     if changes:
         run.broken("side-effect", "side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
-    for canary in canaries:
-        if canary.exists() and canary not in canaries_before:
-            run.breakage = "code-ran"  # outranks whatever else broke
-            run.problems.append(f"the canary {canary} was created: the reader ran code from the file")
+    for canary in canaries_touched(marks):
+        run.breakage = "code-ran"  # outranks whatever else broke
+        run.problems.append(f"the canary {canary} was touched: the reader ran code from the file")
     if run.problems:
         run.outcome = "broken"
     shutil.rmtree(parent, ignore_errors=True)

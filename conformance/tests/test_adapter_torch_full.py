@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from adapter_runs import committed, start, verdict
 from harness.cases import Case
-from harness.runner import CANARY
+from harness.runner import CANARY, canaries_touched, canary_marks
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 READS = ["pt-zip/state-dict-mlp", "pt-legacy/views-shared-storage", "pt-zip/python-bytes",
@@ -33,11 +33,11 @@ def test_torch_full_never_sees_an_untrusted_file(tmp_path: Path) -> None:
     from generators.rejects import unsafe_global_files
 
     canary = tmp_path / "canary"
-    shared_before = CANARY.exists()  # left by another process on this machine: only a new one counts
+    marks = canary_marks([canary, CANARY])  # one left by another process counts only when touched again
     files = unsafe_global_files(tmp_path, f"touch {canary}")
     gadget = Case(id="generated/unsafe-global-pt-zip", tier="generated", category="reject", format="pt-zip",
                   path=files["pt-zip"], errors=("unsafe-global",))
     for case in (gadget, committed("pt-zip/adv-gadget-os-system"), committed("pt-zip/adv-zip-two-roots")):
         assert not case.trusted
         assert verdict("torch-full", case) == ("declined", "declined", ""), case.id
-    assert not canary.exists() and (shared_before or not CANARY.exists())
+    assert not canaries_touched(marks)

@@ -4,6 +4,7 @@ whatever the case expects: fake readers that break one rule each are caught."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -123,6 +124,19 @@ def test_side_effects_outside_the_temp_folder_are_caught(case_file: Path, tmp_pa
     assert run.outcome == "broken", run.summary()
     assert any("side effects" in p or "canary" in p for p in run.problems), run.problems
     assert run.breakage == ("code-ran" if where == "canary" else "side-effect")
+
+
+def test_a_canary_left_by_an_earlier_run_hides_no_later_one(case_file: Path, tmp_path: Path) -> None:
+    """A canary that exists before the run (an earlier reader ran a gadget) counts when touched again,
+    and only then."""
+    canary = tmp_path / "canary"
+    canary.write_text("")
+    os.utime(canary, ns=(10**18, 10**18))
+    quiet = run_reader(fake(f"print({DESCRIPTION!r})"), case_file, canaries=[canary])
+    assert quiet.outcome == "accepted", quiet.summary()
+    touch = f"import subprocess; subprocess.run(['touch', {str(canary)!r}]); print({DESCRIPTION!r})"
+    run = run_reader(fake(touch), case_file, canaries=[canary])
+    assert (run.outcome, run.breakage) == ("broken", "code-ran"), run.summary()
 
 
 def test_a_reader_that_cannot_start_is_broken(case_file: Path) -> None:

@@ -32,6 +32,13 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"
 CORPUS = Path(os.environ.get("TORCHFMT_CORPUS", ROOT.parent / "shared" / "corpus"))
 LUA = CORPUS / "t7" / "lua-torch"
+sys.path.insert(0, str(ROOT / "conformance"))
+
+from harness.cases import committed_cases  # noqa: E402
+from harness.runner import CANARY, canaries_touched, canary_marks  # noqa: E402
+
+#: The suite's gadget cases (spec/pickle.md#pickle-no-execution), by name.
+GADGETS = {c.id.split("/")[1]: c for c in committed_cases() if "/adv-gadget-" in c.id}
 
 
 def run_json(path: Path, *args: str, capsys: pytest.CaptureFixture[str]) -> tuple[dict, int, str]:
@@ -140,12 +147,13 @@ def test_plain_state_dict_is_ready(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 @pytest.mark.spec("inspect.md#inspect-readiness")
-@pytest.mark.parametrize("case", sorted(p.parent.name for p in CASES.glob("pt-*/adv-gadget-*/case.yaml")))
+@pytest.mark.parametrize("case", sorted(GADGETS))
 def test_gadgets_are_named_as_running_code(case: str) -> None:
-    """Each gadget case of the suite: inspect reads it (inert, nothing runs) and names a global known to
-    run code, which the add_safe_globals line leaves out."""
-    (path,) = [p for p in CASES.glob(f"pt-*/{case}/data.*")]
-    report, status = inspect(str(path))
+    """Each gadget case of the suite: inspect reads it (inert: its canaries are neither created nor
+    touched) and names a global known to run code, which the add_safe_globals line leaves out."""
+    marks = canary_marks([CANARY, *GADGETS[case].canaries])
+    report, status = inspect(str(GADGETS[case].path))
+    assert not canaries_touched(marks)
     if status != 0:  # a gadget refused for its pickle's shape (bad-opcode ...) before any global
         assert report["status"] == "malformed"
         return
@@ -153,7 +161,6 @@ def test_gadgets_are_named_as_running_code(case: str) -> None:
     assert any(e["runs_code"] for e in refused), refused
     line = report["readiness"]["add_safe_globals"] or ""
     assert not any(e["global"] in line for e in refused if e["runs_code"])
-    assert not Path("/tmp/torchfmt-conformance-canary").exists()
 
 
 def test_runs_code_table() -> None:

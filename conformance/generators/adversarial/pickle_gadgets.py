@@ -29,8 +29,9 @@ def _shell(name: str) -> str:
 
 
 def _python(name: str) -> str:
-    """A Python expression (so that eval takes it too) that touches the canaries."""
-    return "(" + ", ".join(f"open({p!r}, 'a').close()" for p in _paths(name)) + ")"
+    """A Python expression (so that eval takes it too) that touches the canaries: it appends a line, so
+    that a canary left by an earlier run changes too (the harness compares modification times)."""
+    return "(" + ", ".join(f"open({p!r}, 'a').write('ran\\n')" for p in _paths(name)) + ")"
 
 
 def _s(text: str) -> bytes:

@@ -33,9 +33,9 @@ CHILD_MEMORY = 4 << 30
 
 @dataclass(frozen=True)
 class Verdict:
-    """torch's answer for one mode: ``loads`` or an exception summary; ``ran`` when the canary appeared;
-    ``description`` what it loaded (asked for accept cases, ``weights_only=True`` only) or, as a string,
-    why torch_describe has no form for it."""
+    """torch's answer for one mode: ``loads`` or an exception summary; ``ran`` when a canary was created
+    or touched; ``description`` what it loaded (asked for accept cases, ``weights_only=True`` only) or,
+    as a string, why torch_describe has no form for it."""
 
     loads: bool
     detail: str
@@ -117,19 +117,38 @@ def _child(
             except td.Declined as e:
                 result["description"] = f"no canonical form: {e}"
     except BaseException as e:  # noqa: BLE001 - whatever torch raises is the answer sought
-        text = str(e).strip()
-        if "WeightsUnpickler error:" in text:  # the reason, after torch's long preamble
-            text = text.split("WeightsUnpickler error:", 1)[1].strip()
-        first = (text.splitlines() or [""])[0][:150]
+        first = _reason(str(e))[:150]
         result = {"loads": False, "detail": f"{type(e).__name__}: {first}".rstrip(": ")}
     os.write(write_fd, json.dumps(result).encode())
     os._exit(0)
+
+
+def _mtime(path: str) -> int | None:
+    """A canary's modification time in ns, None when absent (a payload's ``touch`` moves it)."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _reason(text: str) -> str:
+    """The first line of the reason in torch's message, past the preamble and the advice torch wraps
+    around a weights_only refusal ("Weights only load failed. ... Do it only if you got the file from a
+    trusted source.", "Check the documentation ...")."""
+    text = text.strip()
+    if "WeightsUnpickler error:" in text:  # torch 2.0-2.5
+        text = text.split("WeightsUnpickler error:", 1)[1].strip()
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
+    kept = [p for p in paragraphs
+            if not p.startswith(("Weights only load failed.", "Check the documentation of torch.load"))]
+    return ((kept or paragraphs or [""])[0].splitlines() or [""])[0]
 
 
 def _run_one(
     path: str, weights_only: bool, canaries: list[str], fmt: str | None
 ) -> dict[str, object]:  # pragma: no cover
     folder = tempfile.mkdtemp(prefix="load-")
+    marks = {c: _mtime(c) for c in canaries}  # one left from elsewhere counts only when touched again
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -154,11 +173,11 @@ def _run_one(
         result = {"loads": False, "detail": f"the loading process died (signal {os.WTERMSIG(status)})"}
     else:
         result = {"loads": False, "detail": f"the loading process died (status {os.WEXITSTATUS(status)})"}
-    ran = any(os.path.exists(c) for c in canaries)
-    for c in canaries:
-        if os.path.exists(c):
+    touched = [c for c, before in marks.items() if _mtime(c) not in (None, before)]
+    for c in touched:
+        if marks[c] is None:  # made by this load: gone before the next one
             os.unlink(c)
-    result["ran"] = ran
+    result["ran"] = bool(touched)
     return result
 
 
