@@ -1,7 +1,8 @@
 """Run variants through torch and the reference and classify each (spec/canonical.md#canonical-differential).
 
 :class:`Differential` holds one persistent worker per reader (:mod:`.forkserver`): torch's sandboxed
-worker imports torch once and forks a child per file; the reference's does the same with ``torchfmt``.
+worker imports torch once and forks a child per file (or, ``persistent_torch``, runs every file itself:
+half the CPU time, the fuzz target's mode); the reference's forks a child per file with ``torchfmt``.
 Both readers get the same file at once (two threads waiting on two processes).
 """
 
@@ -54,8 +55,9 @@ def torch_reads(fmt: str) -> bool:
 class Differential:
     """Both workers, started on entry and stopped on exit; :meth:`check` answers one variant."""
 
-    def __init__(self, reference_seconds: float = REFERENCE_SECONDS, torch_seconds: float = TORCH_SECONDS):
-        self.torch = Worker("torch", torch_seconds)
+    def __init__(self, reference_seconds: float = REFERENCE_SECONDS, torch_seconds: float = TORCH_SECONDS,
+                 persistent_torch: bool = False):
+        self.torch = Worker("torch", torch_seconds, persistent=persistent_torch)
         self.reference = Worker("reference", reference_seconds)
         self.folder = ""
         self.pool = ThreadPoolExecutor(2)

@@ -22,14 +22,14 @@ from differential import documented
 from differential.classify import REAL, classify
 from differential.mutations import MUTATORS, mutate
 from differential.run import Differential
-from differential.variants import accept_bases, family_variants, mutation_variants
+from differential.variants import accept_bases, committed_family_variants, mutation_variants
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 2026
 
 
 def _sample(bases) -> list:
-    return list(mutation_variants(SEED, 1, bases[::5])) + family_variants(["zip-lookup"])
+    return list(mutation_variants(SEED, 1, bases[::5])) + committed_family_variants(["zip-lookup"])
 
 
 #: The sample's run, started by :func:`start_runs`: its :class:`Differential` and (variants, rows).
@@ -38,15 +38,20 @@ STARTED: dict[str, Any] = {}
 
 def start_runs(selected: list[pytest.Item] | None = None) -> None:
     """Start the workers and the sample's runs in a thread (conftest.py calls this when collection ends,
-    when the sample's test is selected and torch is installed); the tests take them in turn."""
+    when the sample's test is selected and torch is installed); the tests take them in turn.  torch's
+    worker is persistent (it runs every file itself, as for the fuzz target: a fork of a process that has
+    imported torch costs more than most files;
+    :func:`test_persistent_torch_worker_answers_as_forked_children` holds it to the forked children's
+    answers)."""
     if STARTED or importlib.util.find_spec("torch") is None:
         return
     if selected is not None and not any(i.originalname == "test_sample_has_no_real_disagreement"
                                         for i in selected if isinstance(i, pytest.Function)):
         return
-    d = Differential().__enter__()
+    d = Differential(persistent_torch=True)
 
     def sample() -> tuple[list, list]:
+        d.__enter__()  # the persistent worker's start waits for torch's import
         variants = _sample(accept_bases())
         return variants, [d.check(v) for v in variants]
 
@@ -60,7 +65,7 @@ def diff(needs_torch):
     """The sample's :class:`Differential`, once the sample is through it (its workers answer one file at
     a time), or a new one when the sample's test is not selected."""
     if not STARTED:
-        with Differential() as d:
+        with Differential(persistent_torch=True) as d:
             yield d
         return
     d = STARTED["diff"]
@@ -192,43 +197,54 @@ def test_deep_descriptions_parse() -> None:
 
 
 @pytest.fixture(scope="module")
-def persistent(needs_torch):
+def forked(needs_torch):
+    """torch's worker as the differential CLI runs it: a forked child per file."""
     from differential.forkserver import Worker
 
-    with Worker("torch", 30, persistent=True) as w:
+    with Worker("torch", 30) as w:
         yield w
 
 
+@pytest.fixture(scope="module")
+def persistent(diff):
+    """The sample's torch worker (persistent: it runs every file itself, as the fuzz target's)."""
+    assert diff.torch.persistent
+    return diff.torch
+
+
 @pytest.mark.spec("canonical.md#canonical-differential")
-def test_persistent_torch_worker_answers_as_forked_children(diff, persistent, bases) -> None:
-    """The fuzz target's worker (torch loaded in one process) answers each file as the harness's forked
-    children do: same status, same stdout, same stderr line."""
+def test_persistent_torch_worker_answers_as_forked_children(persistent, forked, bases) -> None:
+    """The persistent worker (torch loaded in one process, which ran the sample) answers each file as the
+    forked children do: same status, same stdout, same stderr line."""
     cases = ROOT / "conformance" / "cases"
     files = [next(c for c in bases if c.id == "pt-zip/dtype-float32").path,
              cases / "pt-zip" / "adv-pickle-stop-two-values" / "data.pt",
              cases / "pt-legacy" / "adv-stricter-legacy-magic-after-mark" / "data.pt"]
+    restarts = persistent.restarts
     for path in files:
-        forked, inline = diff.torch.run(path), persistent.run(path)
-        assert (inline.status, inline.stdout, inline.stderr) == (forked.status, forked.stdout, forked.stderr)
-    assert persistent.restarts == 0 and persistent.cpu > 0
+        child, inline = forked.run(path), persistent.run(path)
+        assert (inline.status, inline.stdout, inline.stderr) == (child.status, child.stdout, child.stderr)
+    assert persistent.restarts == restarts and persistent.cpu > 0
 
 
 @pytest.mark.spec("canonical.md#canonical-differential")
 def test_persistent_torch_worker_survives_time_limits_and_crashes(persistent) -> None:
     """A file past the time limit is stopped by the worker's timer (a broken run, no new worker); a worker
-    that dies while it reads a file gives that file a broken run, and the next file a new worker."""
+    that dies while it reads a file gives that file a broken run, and the next file a new worker.  (The
+    module's last test: it kills the sample's worker.)"""
     import os
     import signal
 
     from differential.run import as_run
 
     path = ROOT / "conformance" / "cases" / "pt-zip" / "dtype-float32" / "data.pt"
+    restarts, limit = persistent.restarts, persistent.timeout
     persistent.timeout = 1e-6
     try:
         reply = persistent.run(path)
     finally:
-        persistent.timeout = 30
-    assert reply.timed_out and reply.status == -signal.SIGKILL and persistent.restarts == 0
+        persistent.timeout = limit
+    assert reply.timed_out and reply.status == -signal.SIGKILL and persistent.restarts == restarts
     assert as_run(reply, ["torch_reader.py"]).outcome == "broken"
     assert persistent.run(path).status == 0
     assert persistent.proc is not None
@@ -237,7 +253,7 @@ def test_persistent_torch_worker_survives_time_limits_and_crashes(persistent) ->
     persistent.begin(path)
     os.kill(pid, signal.SIGKILL)
     reply = persistent.finish()
-    assert reply.status == -signal.SIGKILL and not reply.timed_out and persistent.restarts == 1
+    assert reply.status == -signal.SIGKILL and not reply.timed_out and persistent.restarts == restarts + 1
     assert as_run(reply, ["torch_reader.py"]).outcome == "broken"
     again = persistent.run(path)
     assert again.status == 0 and b'"format": "pt-zip"' in again.stdout

@@ -58,6 +58,24 @@ def family_variants(names: list[str] | None = None) -> list[Variant]:
     return out
 
 
+def committed_family_variants(names: list[str], cases: list[Case] | None = None) -> list[Variant]:
+    """The committed cases of the adversarial families ``names`` (their case.yaml names the family's
+    generator), as their bytes: what :func:`family_variants` makes, read from ``conformance/cases``
+    without running the generators (several start from a torch-written file, and importing torch costs
+    seconds)."""
+    from generators.adversarial import families
+
+    folder = "conformance/generators/adversarial/"
+    out = []
+    for c in committed_cases() if cases is None else cases:
+        generator = str(c.provenance.get("generator", ""))
+        family = families.MODULES.get(generator.removeprefix(folder))  # a bare file name: not a family
+        if family in names:
+            out.append(Variant(f"family/{c.id}", "family", family, c.format, c.path.read_bytes(),
+                               dict(c.hints), c.id))
+    return out
+
+
 def file_variant(path: Path) -> Variant:
     """A given ``.pt`` file as a variant (its format guessed from its first bytes, for the report only)."""
     data = path.read_bytes()

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from generators.adversarial import assemble, pickle_hardening, wrap
+from generators.adversarial import pickle_hardening
 from harness.compare import compare
 
 pytestmark = pytest.mark.spec("pickle.md#pickle-keys")  # counted by spec/traceability.py
@@ -44,60 +44,54 @@ SAID: dict[str, tuple[int, str, str | None]] = {
 _TORCH = """
 import json, sys
 sys.path.insert(0, {conformance!r})
+from pathlib import Path
 from generators import torch_describe as td
+from generators.adversarial import assemble, pickle_hardening, wrap
 out = {{}}
-for name, path in json.loads(sys.argv[1]).items():
-    loaded = td.load(path, allow_unsafe=False)
-    out[name] = td.describe(loaded.obj, "pt-zip")
+for name, body, *_ in pickle_hardening.ACCEPTS:
+    path = Path(sys.argv[1]) / f"{{name}}.pt"
+    path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
+    out[name] = td.describe(td.load(str(path), allow_unsafe=False).obj, "pt-zip")
 print(json.dumps(out))
 """
 
 
-#: The files (written by :func:`start_runs`) and torch's descriptions of them (its run, started there).
+#: The folder of the files and torch's descriptions of them (its run, started by :func:`start_runs`).
 STARTED: dict[str, Any] = {}
 
 
-def _by_torch(files: dict[str, Path]) -> dict[str, Any]:
-    """torch_describe of ``torch.load(weights_only=True)`` for each file, in one subprocess."""
+def _by_torch(folder: Path) -> dict[str, Any]:
+    """In one subprocess (the files start from a torch-written zip: this process never imports torch):
+    write the family's accept files into ``folder`` and describe each as ``torch.load(weights_only=True)``
+    loads it, with torch_describe."""
     script = _TORCH.format(conformance=str(CONFORMANCE))
-    r = subprocess.run([sys.executable, "-c", script, json.dumps({k: str(v) for k, v in files.items()})],
-                       capture_output=True, text=True, timeout=300, cwd=files[next(iter(files))].parent)
+    r = subprocess.run([sys.executable, "-c", script, str(folder)],
+                       capture_output=True, text=True, timeout=300, cwd=folder)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def _write_files(folder: Path) -> dict[str, Path]:
-    """The family's accept files (built from a torch-written zip: torch is imported here)."""
-    files = {}
-    for name, body, *_ in pickle_hardening.ACCEPTS:
-        path = folder / f"{name}.pt"
-        path.write_bytes(wrap.in_zip(assemble.program(body), drop=pickle_hardening.NO_STORAGE))
-        files[name] = path
-    return files
-
-
 def start_runs(selected: list[pytest.Item] | None = None) -> None:
-    """Write the files and run torch on them, in a thread (conftest.py calls this when collection ends:
-    writing them imports torch, which takes seconds, so the tests start meanwhile)."""
+    """Run torch on the files, in a thread (conftest.py calls this when collection ends: torch takes
+    seconds to import, so the tests start meanwhile)."""
     if STARTED or importlib.util.find_spec("torch") is None:  # the files start from a torch-written zip
         return
-    folder = Path(tempfile.mkdtemp(prefix="torchfmt-hardening-accepts-"))
+    folder = STARTED["folder"] = Path(tempfile.mkdtemp(prefix="torchfmt-hardening-accepts-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hardening")
-    files = STARTED["files"] = pool.submit(_write_files, folder)
-    STARTED["by_torch"] = pool.submit(lambda: _by_torch(files.result()))
+    STARTED["by_torch"] = pool.submit(_by_torch, folder)
     pool.shutdown(wait=False)
 
 
 @pytest.fixture(scope="module")
-def files(needs_torch: None) -> dict[str, Path]:
+def by_torch(needs_torch: None) -> dict[str, Any]:
     start_runs()
-    return STARTED["files"].result()
+    return STARTED["by_torch"].result()
 
 
 @pytest.fixture(scope="module")
-def by_torch(files: dict[str, Path], needs_torch: None) -> dict[str, Any]:
-    return STARTED["by_torch"].result()
+def files(by_torch: dict[str, Any]) -> dict[str, Path]:
+    return {name: STARTED["folder"] / f"{name}.pt" for name, *_ in pickle_hardening.ACCEPTS}
 
 
 @pytest.mark.parametrize("name", sorted(SAID))

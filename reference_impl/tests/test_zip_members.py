@@ -21,7 +21,7 @@ from torchfmt.windows import windows
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "conformance"))
 
-from differential.variants import family_variants, mutation_variants  # noqa: E402
+from differential.variants import committed_family_variants, family_variants, mutation_variants  # noqa: E402
 from harness.cases import committed_cases, corpus_cases  # noqa: E402
 
 #: torch-written archives whose directories and local headers get changed bytes.
@@ -61,6 +61,14 @@ def _zips() -> Iterator[tuple[str, bytes]]:
     for v in [*family_variants(zip_families), *mutation_variants(seed=12, per_file=2)]:
         if v.data[:4] == b"PK\x03\x04":
             yield v.name, v.data
+
+
+def test_the_committed_zip_lookup_family_is_what_its_generator_makes() -> None:
+    """The differential's sample reads the zip-lookup family from conformance/cases (no torch in the
+    suite's process); that is the generator's output byte for byte."""
+    made = {v.origin: v.data for v in family_variants(["zip-lookup"])}
+    committed = {v.origin: v.data for v in committed_family_variants(["zip-lookup"])}
+    assert len(made) > 10 and committed == made
 
 
 def test_every_zip_reads_the_same_both_ways() -> None:
