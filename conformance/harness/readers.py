@@ -13,7 +13,11 @@ under ``conformance/adapters/`` (spec/canonical.md#canonical-reader-cli):
     declined for it without running); optional ``unexpressed``: description fields the reader cannot
     express (``stride``, ``storage_offset``, ``storage``, the top-level ``storages``...), which its
     ``run.py`` leaves absent, never guessed, and which the comparison then skips (a partial comparison,
-    harness/compare.py; the verdict says so);
+    harness/compare.py; the verdict says so); optional ``warm``: how the adapter's self-tests may run it
+    without a new interpreter per file (harness/warm.py; the matrix and ``--reader`` always run the
+    command): ``preload`` (modules imported once), ``python`` (the interpreter ``run.py`` hands the file
+    to, default the suite's; started without ``PYTHONPATH``), ``script`` (what that interpreter runs,
+    relative to the folder, default ``run.py``);
   - ``setup``: an idempotent script that installs or builds the reader (outside the project tree, under
     ``$TORCHFMT_ADAPTERS_HOME``, default ``~/.cache/torchfmt/adapters``) and exits non-zero, saying why
     in one line, when it can't; every run of ``run.py`` gets ``TORCHFMT_ADAPTERS_HOME`` set (its ``HOME``
@@ -41,7 +45,8 @@ from .vocabulary import CONFORMANCE
 ADAPTERS_DIR = CONFORMANCE / "adapters"
 SINGLE_FILE = {"torch": ADAPTERS_DIR / "torch_reader.py",
                "kaitai": ADAPTERS_DIR / "kaitai_reader.py"}
-META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "unexpressed", "notes"}
+META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "unexpressed", "notes", "warm"}
+WARM_KEYS = {"preload", "python", "script"}
 PROBE_SECONDS = 120
 
 
@@ -79,6 +84,8 @@ class Reader:
     unexpressed: frozenset[str] = frozenset()
     #: Environment the reader's runs get on top of the harness's (folder adapters: the adapters home).
     env: dict[str, str] = field(default_factory=dict)
+    #: A warm start for the adapter's self-tests (adapter.yaml ``warm``, its script made absolute).
+    warm: dict[str, Any] | None = None
 
     @property
     def declined_fails(self) -> bool:
@@ -102,7 +109,7 @@ def metadata(name: str) -> dict[str, Any]:
     if folder is None:
         return {}
     meta = yaml.safe_load((folder / "adapter.yaml").read_text(encoding="utf-8")) or {}
-    extra = set(meta) - META_KEYS
+    extra = (set(meta) - META_KEYS) | {f"warm.{k}" for k in set(meta.get("warm") or {}) - WARM_KEYS}
     if extra:
         raise UnknownReader(f"{folder / 'adapter.yaml'}: unknown keys {sorted(extra)}")
     return meta
@@ -137,10 +144,14 @@ def resolve(spec: str) -> Reader:
             raise UnknownReader(f"--reader {spec}: not installed ({why}); run "
                                 f"conformance/adapters/{spec}/setup first")
         meta = metadata(spec)
+        warm = meta.get("warm")
+        if warm is not None:
+            warm = {"preload": list(warm.get("preload") or ()), "python": warm.get("python"),
+                    "script": str((folders[spec] / warm.get("script", "run.py")).resolve())}
         return Reader(spec, [sys.executable, str(folders[spec] / "run.py")], False,
                       inert=bool(meta.get("inert")), trusted_only=bool(meta.get("trusted_only")),
                       unexpressed=frozenset(meta.get("unexpressed") or ()),
-                      env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())})
+                      env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())}, warm=warm)
     command = shlex.split(spec)
     if not command:
         raise UnknownReader("--reader: empty command")

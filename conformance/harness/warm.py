@@ -10,6 +10,12 @@ process forked from a server that has read no file, so runs share nothing.  :cla
 like the :class:`subprocess.Popen` ``run_reader`` drives (``pid``, ``communicate``, ``returncode``), so
 every check of the contract is the same.  Linux and macOS (``fork``); elsewhere the harness runs the
 command.
+
+A Python adapter whose ``adapter.yaml`` has a ``warm`` entry (harness/readers.py) gets the same kind of
+server for its self-tests (conformance/tests/adapter_runs.py): the server, under the Python the adapter's
+command ends up in, imports the modules the entry names (``preload``: torch, a second or more per
+command), and each child runs the adapter's script as ``__main__`` with the file's path, as the command
+would.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ import json
 import os
 import pkgutil
 import resource
+import runpy
 import select
 import subprocess
 import sys
 import tempfile
+import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -36,12 +44,20 @@ def available() -> bool:
 
 
 class WarmServer:
-    """One server process (one run at a time); :meth:`start` launches a run in a forked child."""
+    """One server process (one run at a time); :meth:`start` launches a run in a forked child.
 
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", "from harness.warm import serve; serve()"],
+    Without arguments, the reference reader's (``torchfmt.cli.main``); with ``script``, an adapter's:
+    ``python`` (default: the suite's) imports ``preload`` once, and each run is ``script PATH``."""
+
+    def __init__(self, script: str | None = None, preload: Sequence[str] = (), python: str | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.script = script
+        code = "from harness.warm import serve; serve()" if script is None else \
+            f"from harness.warm import serve; serve({list(preload)!r})"
+        self.proc = subprocess.Popen([python or sys.executable, "-c", code],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     cwd=str(Path(__file__).resolve().parents[1]), env=dict(os.environ))
+                                     cwd=str(Path(__file__).resolve().parents[1]),
+                                     env=dict(os.environ if env is None else env))
         self.files = tempfile.mkdtemp(prefix="torchfmt-warm-")
         self.runs = 0
         self.buffer = b""
@@ -64,13 +80,14 @@ class WarmServer:
 
     def start(self, command: Sequence[str], cwd: Path, env: Mapping[str, str],
               memory_limit: int) -> WarmProcess:
-        """Run ``command`` (``... -m torchfmt ARGS``) as ``torchfmt.cli.main(ARGS)`` in a forked child."""
-        argv = list(command[list(command).index(MODULE) + 1:])
+        """Run ``command`` (``... -m torchfmt ARGS``) as ``torchfmt.cli.main(ARGS)`` in a forked child; an
+        adapter's server runs its script with the command's last argument, the file."""
+        argv = list(command[list(command).index(MODULE) + 1:]) if self.script is None else [command[-1]]
         self.runs += 1
         n = self.runs
         out, err = os.path.join(self.files, f"{n}.out"), os.path.join(self.files, f"{n}.err")
         request = {"argv": argv, "cwd": str(cwd), "env": dict(env), "memory_limit": memory_limit,
-                   "out": out, "err": err}
+                   "out": out, "err": err, "script": self.script}
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(request).encode() + b"\n")
         self.proc.stdin.flush()
@@ -126,13 +143,28 @@ def _child(request: dict, proto: tuple[int, int]) -> None:
                                             (request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)]):
             os.dup2(os.open(path, flags, 0o600), fd)
         argv = request["argv"]
-        sys.argv = [MODULE, *argv]
-        from torchfmt.cli import main
-
         try:
-            status = main(argv)
-        except SystemExit as e:  # argparse's usage errors, as the command would exit
-            status = e.code if isinstance(e.code, int) else 2
+            if request.get("script"):  # an adapter's script, as ``python SCRIPT PATH`` runs it
+                sys.argv = [request["script"], *argv]
+                sys.path[0] = os.path.dirname(request["script"])
+                runpy.run_path(request["script"], run_name="__main__")
+                status = 0
+            else:
+                sys.argv = [MODULE, *argv]
+                from torchfmt.cli import main
+
+                status = main(argv)
+        except SystemExit as e:  # sys.exit(...) or argparse's usage errors: the status Python exits with
+            if e.code is None or isinstance(e.code, int):
+                status = e.code or 0
+            else:
+                print(e.code, file=sys.stderr)
+                status = 1
+        except Exception:  # noqa: BLE001 - as Python ends a script that raises: the traceback, status 1
+            if not request.get("script"):
+                raise
+            traceback.print_exc()
+            status = 1
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001 - whatever happens, the child never returns into the server
@@ -163,9 +195,16 @@ def warm_up() -> None:
     gc.freeze()
 
 
-def serve() -> None:
-    """The server's loop: one JSON request per line on stdin, ``{"pid"}`` then ``{"status"}`` back."""
-    warm_up()
+def serve(preload: Sequence[str] | None = None) -> None:
+    """The server's loop: one JSON request per line on stdin, ``{"pid"}`` then ``{"status"}`` back.
+    ``preload``: an adapter's modules to import (default: the reference reader's, :func:`warm_up`)."""
+    if preload is None:
+        warm_up()
+    else:
+        for name in preload:
+            importlib.import_module(name)
+        gc.collect()
+        gc.freeze()
     requests, replies = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # the children's stdout is theirs alone
     sys.stdout.flush()

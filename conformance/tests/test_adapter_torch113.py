@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import pytest
-from adapter_runs import committed, start, verdict
+from adapter_runs import committed, start, verdict, warm_and_command
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 READS = ["pt-zip/dtype-float32", "pt-legacy/state-dict-mlp-torch1.13", "pt-legacy/dtype-float64-torch1.13"]
@@ -35,3 +35,11 @@ def test_torch113_refusals_are_mapped_onto_the_closed_set() -> None:
                                                    "torch._utils._rebuild_qtensor"), message
     result, _, message = verdict("torch113", committed("pt-torchscript/torchscript-tiny"))
     assert result == "declined" and message.startswith("unsupported: torchscript-archive"), message
+
+
+def test_a_warm_run_is_the_command() -> None:
+    """The self-tests' warm start (adapter.yaml ``warm``) answers as the command does: same status, same
+    output, same error line (the command's run is the first case's; every other case here runs warm)."""
+    command, warm = warm_and_command("torch113", READS[0])
+    assert command.outcome == "accepted" and command.breakage == ""
+    assert (warm.status, warm.stdout, warm.stderr) == (command.status, command.stdout, command.stderr)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from adapter_runs import committed, start, verdict
+from adapter_runs import committed, start, verdict, warm_and_command
 from harness.cases import Case
 from harness.runner import CANARY, canaries_touched, canary_marks
 
@@ -41,3 +41,11 @@ def test_torch_full_never_sees_an_untrusted_file(tmp_path: Path) -> None:
         assert not case.trusted
         assert verdict("torch-full", case) == ("declined", "declined", ""), case.id
     assert not canaries_touched(marks)
+
+
+def test_a_warm_run_is_the_command() -> None:
+    """The self-tests' warm start (adapter.yaml ``warm``) answers as the command does: same status, same
+    output, same error line (the command's run is the first case's; every other case here runs warm)."""
+    command, warm = warm_and_command("torch-full", READS[0])
+    assert command.outcome == "accepted" and command.breakage == ""
+    assert (warm.status, warm.stdout, warm.stderr) == (command.status, command.stdout, command.stderr)

@@ -122,3 +122,56 @@ def test_runs_that_end_at_once_are_not_lost(server, tmp_path: Path) -> None:
     empty.write_bytes(b"")
     runs = [run_reader(REFERENCE, empty, launch=server.start, time_limit=10) for _ in range(30)]
     assert {(r.outcome, r.code) for r in runs} == {("rejected", "truncated")}, [r.summary() for r in runs]
+
+
+ADAPTER_SCRIPT = '''
+import json, sys
+path = sys.argv[1]
+kind = open(path).read().strip()
+if kind == "accept":
+    print(json.dumps({"description_version": 0, "format": "pt-zip", "objects": [], "storages": {}}))
+elif kind == "reject":
+    print("bad-magic: not a checkpoint (at byte 0)", file=sys.stderr)
+    sys.exit(1)
+elif kind == "decline":
+    sys.exit("unsupported: torchscript-archive")
+elif kind == "raise":
+    raise ValueError("a reader bug")
+'''
+
+
+@pytest.mark.parametrize("kind", ["accept", "reject", "decline", "raise"])
+def test_an_adapters_warm_run_is_its_command(tmp_path: Path, kind: str) -> None:
+    """An adapter's warm server (adapter.yaml ``warm``) runs its script as ``python SCRIPT PATH`` would:
+    same status, output and last error line, whether the script ends, calls sys.exit with a status or a
+    message, or raises."""
+    script = tmp_path / "run.py"
+    script.write_text(ADAPTER_SCRIPT)
+    (tmp_path / "case").mkdir()
+    path = tmp_path / "case" / "data.pt"
+    path.write_text(kind)
+    command = [sys.executable, str(script)]
+    s = warm.WarmServer(str(script), ["json"])
+    try:
+        warm_run = run_reader(command, path, launch=s.start)
+    finally:
+        s.close()
+    run = run_reader(command, path)
+    assert (warm_run.status, warm_run.stdout, warm_run.stderr.splitlines()[-1:]) == \
+        (run.status, run.stdout, run.stderr.splitlines()[-1:])
+    assert (warm_run.outcome, warm_run.breakage) == (run.outcome, run.breakage)
+    assert run.status == {"accept": 0, "reject": 1, "decline": 1, "raise": 1}[kind]
+
+
+def test_a_warm_entry_names_only_known_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness import readers
+
+    folder = tmp_path / "fake"
+    folder.mkdir()
+    (folder / "run.py").write_text("")
+    (folder / "adapter.yaml").write_text("reader: fake 1.0\nwarm:\n  preload: [json]\n  scirpt: run.py\n")
+    monkeypatch.setattr(readers, "ADAPTERS_DIR", tmp_path)
+    with pytest.raises(readers.UnknownReader, match="warm.scirpt"):
+        readers.metadata("fake")
+    (folder / "adapter.yaml").write_text("reader: fake 1.0\nwarm:\n  preload: [json]\n  script: run.py\n")
+    assert readers.metadata("fake")["warm"] == {"preload": ["json"], "script": "run.py"}
