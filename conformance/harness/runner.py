@@ -36,6 +36,9 @@ DEFAULT_MEMORY_LIMIT = 2 << 30
 #: a reader that creates or touches it has run code from the file.  Every run checks it; a case may add
 #: its own (case.yaml ``canary``).
 CANARY = Path("/tmp/torchfmt-conformance-canary")
+#: Variables every run gets that an interpreter or a library reads once, as it starts (an adapter's warm
+#: server starts with them too, harness/warm.py): no bytecode written, one OpenMP thread.
+START_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1"}
 #: Folders left out of snapshots: the harness's own Python writes byte-code there.
 _SKIP_DIRS = frozenset({"__pycache__", ".pytest_cache", ".ruff_cache"})
 _ERROR_LINE = re.compile(r"^([a-z][a-z0-9-]*):")
@@ -259,8 +262,7 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     work.mkdir()
     watched = [parent, path.parent, CONFORMANCE, *map(Path, watch)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHFMT_T7_")}
-    env.update(HOME=str(work), TMPDIR=str(work), TMP=str(work), TEMP=str(work),
-               PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1")
+    env.update(HOME=str(work), TMPDIR=str(work), TMP=str(work), TEMP=str(work), **START_ENV)
     env.update(hint_env(hints or {}))
     env.update(extra_env or {})
     command = [*reader, str(path)]

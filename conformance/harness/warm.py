@@ -13,9 +13,10 @@ command.
 
 A Python adapter whose ``adapter.yaml`` has a ``warm`` entry (harness/readers.py) gets the same kind of
 server for its self-tests (conformance/tests/adapter_runs.py): the server, under the Python the adapter's
-command ends up in, imports the modules the entry names (``preload``: torch, a second or more per
-command), and each child runs the adapter's script as ``__main__`` with the file's path, as the command
-would.
+command ends up in, started with what a run's interpreter reads as it starts (harness/runner.py
+``START_ENV``: torch takes its thread count from ``OMP_NUM_THREADS`` once; an empty ``HOME``), imports
+the modules the entry names (``preload``: torch, a second or more per command), and each child runs the
+adapter's script as ``__main__`` with the file's path, as the command would.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pkgutil
 import resource
 import runpy
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,13 +54,19 @@ class WarmServer:
     def __init__(self, script: str | None = None, preload: Sequence[str] = (), python: str | None = None,
                  env: Mapping[str, str] | None = None) -> None:
         self.script = script
+        self.files = tempfile.mkdtemp(prefix="torchfmt-warm-")
         code = "from harness.warm import serve; serve()" if script is None else \
             f"from harness.warm import serve; serve({list(preload)!r})"
+        server_env = dict(os.environ if env is None else env)
+        if script is not None:  # what a run's interpreter and torch take from the environment as they start
+            from .runner import START_ENV
+
+            home = os.path.join(self.files, "home")  # empty, as a run's HOME: no user site-packages
+            os.mkdir(home)
+            server_env.update(START_ENV, HOME=home)
         self.proc = subprocess.Popen([python or sys.executable, "-c", code],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     cwd=str(Path(__file__).resolve().parents[1]),
-                                     env=dict(os.environ if env is None else env))
-        self.files = tempfile.mkdtemp(prefix="torchfmt-warm-")
+                                     cwd=str(Path(__file__).resolve().parents[1]), env=server_env)
         self.runs = 0
         self.buffer = b""
 
@@ -100,9 +108,7 @@ class WarmServer:
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         self.proc.wait(timeout=30)
-        for name in os.listdir(self.files):
-            os.unlink(os.path.join(self.files, name))
-        os.rmdir(self.files)
+        shutil.rmtree(self.files, ignore_errors=True)
 
 
 class WarmProcess:

@@ -4,6 +4,7 @@ kernel watch of a tree (harness/fswatch.py) sees every change a snapshot sees.""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -137,21 +138,25 @@ elif kind == "decline":
     sys.exit("unsupported: torchscript-archive")
 elif kind == "raise":
     raise ValueError("a reader bug")
+elif kind == "start-up":  # what the interpreter took from the environment as it started
+    print(json.dumps({"dont_write_bytecode": sys.flags.dont_write_bytecode}))
 '''
 
 
-@pytest.mark.parametrize("kind", ["accept", "reject", "decline", "raise"])
+@pytest.mark.parametrize("kind", ["accept", "reject", "decline", "raise", "start-up"])
 def test_an_adapters_warm_run_is_its_command(tmp_path: Path, kind: str) -> None:
     """An adapter's warm server (adapter.yaml ``warm``) runs its script as ``python SCRIPT PATH`` would:
     same status, output and last error line, whether the script ends, calls sys.exit with a status or a
-    message, or raises."""
+    message, or raises; and its interpreter started with the variables a run's starts with (the
+    server's environment here lacks them, as the suite's may)."""
     script = tmp_path / "run.py"
     script.write_text(ADAPTER_SCRIPT)
     (tmp_path / "case").mkdir()
     path = tmp_path / "case" / "data.pt"
     path.write_text(kind)
     command = [sys.executable, str(script)]
-    s = warm.WarmServer(str(script), ["json"])
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "OMP_NUM_THREADS")}
+    s = warm.WarmServer(str(script), ["json"], env=env)
     try:
         warm_run = run_reader(command, path, launch=s.start)
     finally:
@@ -160,7 +165,7 @@ def test_an_adapters_warm_run_is_its_command(tmp_path: Path, kind: str) -> None:
     assert (warm_run.status, warm_run.stdout, warm_run.stderr.splitlines()[-1:]) == \
         (run.status, run.stdout, run.stderr.splitlines()[-1:])
     assert (warm_run.outcome, warm_run.breakage) == (run.outcome, run.breakage)
-    assert run.status == {"accept": 0, "reject": 1, "decline": 1, "raise": 1}[kind]
+    assert run.status == {"accept": 0, "reject": 1, "decline": 1, "raise": 1, "start-up": 0}[kind]
 
 
 def test_a_warm_entry_names_only_known_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
