@@ -171,11 +171,26 @@ def _child(request: dict, proto: tuple[int, int]) -> None:
                 raise
             traceback.print_exc()
             status = 1
+        if request.get("script"):
+            _finalize()
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001 - whatever happens, the child never returns into the server
         status = 70
     os._exit(status)
+
+
+def _finalize() -> None:
+    """What the interpreter does as a script ends, before its process exits (Py_FinalizeEx): wait for
+    the threads that are not daemons, then call the exit handlers (the script's and those of the modules
+    the server imported: the command imported them too)."""
+    import atexit
+    import threading
+
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
 
 
 #: The reader's subpackages: ``torchfmt dump`` imports the one a file's format needs when it meets the

@@ -127,10 +127,11 @@ def test_runs_that_end_at_once_are_not_lost(server, tmp_path: Path) -> None:
 
 ADAPTER_SCRIPT = '''
 import json, sys
+DOC = {"description_version": 0, "format": "pt-zip", "objects": [], "storages": {}}
 path = sys.argv[1]
 kind = open(path).read().strip()
 if kind == "accept":
-    print(json.dumps({"description_version": 0, "format": "pt-zip", "objects": [], "storages": {}}))
+    print(json.dumps(DOC))
 elif kind == "reject":
     print("bad-magic: not a checkpoint (at byte 0)", file=sys.stderr)
     sys.exit(1)
@@ -138,17 +139,24 @@ elif kind == "decline":
     sys.exit("unsupported: torchscript-archive")
 elif kind == "raise":
     raise ValueError("a reader bug")
+elif kind == "thread":  # the output comes from a thread the interpreter waits for as it ends
+    import threading, time
+    threading.Thread(target=lambda: (time.sleep(0.2), print(json.dumps(DOC)))).start()
+elif kind == "atexit":  # and from an exit handler
+    import atexit
+    atexit.register(lambda: print(json.dumps(DOC)))
 elif kind == "start-up":  # what the interpreter took from the environment as it started
     print(json.dumps({"dont_write_bytecode": sys.flags.dont_write_bytecode}))
 '''
 
 
-@pytest.mark.parametrize("kind", ["accept", "reject", "decline", "raise", "start-up"])
+@pytest.mark.parametrize("kind", ["accept", "reject", "decline", "raise", "thread", "atexit", "start-up"])
 def test_an_adapters_warm_run_is_its_command(tmp_path: Path, kind: str) -> None:
     """An adapter's warm server (adapter.yaml ``warm``) runs its script as ``python SCRIPT PATH`` would:
     same status, output and last error line, whether the script ends, calls sys.exit with a status or a
-    message, or raises; and its interpreter started with the variables a run's starts with (the
-    server's environment here lacks them, as the suite's may)."""
+    message, or raises, and what its threads and exit handlers print as the interpreter ends; and its
+    interpreter started with the variables a run's starts with (the server's environment here lacks
+    them, as the suite's may)."""
     script = tmp_path / "run.py"
     script.write_text(ADAPTER_SCRIPT)
     (tmp_path / "case").mkdir()
@@ -165,7 +173,8 @@ def test_an_adapters_warm_run_is_its_command(tmp_path: Path, kind: str) -> None:
     assert (warm_run.status, warm_run.stdout, warm_run.stderr.splitlines()[-1:]) == \
         (run.status, run.stdout, run.stderr.splitlines()[-1:])
     assert (warm_run.outcome, warm_run.breakage) == (run.outcome, run.breakage)
-    assert run.status == {"accept": 0, "reject": 1, "decline": 1, "raise": 1, "start-up": 0}[kind]
+    assert run.status == {"accept": 0, "reject": 1, "decline": 1, "raise": 1, "thread": 0, "atexit": 0,
+                          "start-up": 0}[kind]
 
 
 def test_a_warm_entry_names_only_known_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
