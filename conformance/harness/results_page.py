@@ -160,10 +160,10 @@ def page(readers: Sequence[ReaderResults], committed: dict[str, dict], found: di
         "## Summary by format", "", *format_table(readers), "",
         "## Failures by kind", "",
         "Contract breaks (`crash`: a signal or an exit status other than 0, 1, 2; `timeout`; `output`: "
-        "output that breaks the contract's table; `side-effect`; `code-ran`: a canary appeared) come first; "
-        "then `rejected-wrongly` (a good file refused), `wrong-code`, `accepted-wrongly` (a bad file "
-        "accepted) and `wrong-description` (accepted, described otherwise than the real writer's loader sees "
-        "it).", "",
+        "output that breaks the contract's table; `side-effect`; `code-ran`: a canary was created or "
+        "touched) come first; then `rejected-wrongly` (a good file refused), `wrong-code`, "
+        "`accepted-wrongly` (a bad file accepted) and `wrong-description` (accepted, described otherwise "
+        "than the real writer's loader sees it).", "",
         *kind_table(readers), "",
         "## By feature", "",
         "Features some reader fails: failed / judged cases (declined ones left out).", "",

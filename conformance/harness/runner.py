@@ -46,7 +46,8 @@ _ERROR_LINE = re.compile(r"^([a-z][a-z0-9-]*):")
 Launch = Callable[[Sequence[str], Path, Mapping[str, str], int], Any]
 #: How a run can break the contract: ``crash`` (a signal, or an exit status other than 0, 1, 2),
 #: ``timeout``, ``output`` (output that breaks the table of the contract), ``side-effect`` (files changed
-#: outside the temporary folder), ``code-ran`` (a canary appeared), ``start`` (the reader did not start).
+#: outside the temporary folder), ``code-ran`` (a canary was created or touched), ``start`` (the reader
+#: did not start).
 BREAKAGES = ("crash", "timeout", "output", "side-effect", "code-ran", "start")
 
 
