@@ -49,15 +49,21 @@ class WarmServer:
     """One server process (one run at a time); :meth:`start` launches a run in a forked child.
 
     Without arguments, the reference reader's (``torchfmt.cli.main``); with ``script``, an adapter's:
-    ``python`` (default: the suite's) imports ``preload`` once, and each run is ``script PATH``."""
+    ``python`` (default: the suite's) imports ``preload`` once, and each run is ``script PATH``.  A
+    ``python`` of its own is the interpreter the adapter's command hands the file to, without
+    ``PYTHONPATH`` and ``PYTHONHOME`` (torch113's ``run.py``): the server and its runs get neither."""
+
+    #: What an adapter's command leaves out of the environment it hands another interpreter.
+    HANDED_OFF = ("PYTHONPATH", "PYTHONHOME")
 
     def __init__(self, script: str | None = None, preload: Sequence[str] = (), python: str | None = None,
                  env: Mapping[str, str] | None = None) -> None:
         self.script = script
+        self.drop = self.HANDED_OFF if script is not None and python is not None else ()
         self.files = tempfile.mkdtemp(prefix="torchfmt-warm-")
         code = "from harness.warm import serve; serve()" if script is None else \
             f"from harness.warm import serve; serve({list(preload)!r})"
-        server_env = dict(os.environ if env is None else env)
+        server_env = {k: v for k, v in (os.environ if env is None else env).items() if k not in self.drop}
         if script is not None:  # what a run's interpreter and torch take from the environment as they start
             from .runner import START_ENV
 
@@ -94,8 +100,8 @@ class WarmServer:
         self.runs += 1
         n = self.runs
         out, err = os.path.join(self.files, f"{n}.out"), os.path.join(self.files, f"{n}.err")
-        request = {"argv": argv, "cwd": str(cwd), "env": dict(env), "memory_limit": memory_limit,
-                   "out": out, "err": err, "script": self.script}
+        request = {"argv": argv, "cwd": str(cwd), "env": {k: v for k, v in env.items() if k not in self.drop},
+                   "memory_limit": memory_limit, "out": out, "err": err, "script": self.script}
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(request).encode() + b"\n")
         self.proc.stdin.flush()

@@ -73,9 +73,7 @@ def _warm_run(r: readers.Reader, case: Case) -> Run:
     lock, servers = _WARM.setdefault(r.name, (threading.Lock(), []))
     with lock:
         if not servers:
-            env = {k: v for k, v in os.environ.items()
-                   if not (r.warm["python"] and k in ("PYTHONPATH", "PYTHONHOME"))}
-            servers.append(warm.WarmServer(r.warm["script"], r.warm["preload"], r.warm["python"], env))
+            servers.append(warm.WarmServer(r.warm["script"], r.warm["preload"], r.warm["python"]))
             atexit.register(servers[0].close)
         return run_reader(r.command, case.path, case.hints, extra_env=r.env, launch=servers[0].start)
 

@@ -189,3 +189,31 @@ def test_a_warm_entry_names_only_known_keys(tmp_path: Path, monkeypatch: pytest.
         readers.metadata("fake")
     (folder / "adapter.yaml").write_text("reader: fake 1.0\nwarm:\n  preload: [json]\n  script: run.py\n")
     assert readers.metadata("fake")["warm"] == {"preload": ["json"], "script": "run.py"}
+
+
+HANDS_ON = '''
+import os, sys
+env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+reader = os.path.join(os.path.dirname(__file__), "reader.py")
+os.execve(sys.executable, [sys.executable, reader, *sys.argv[1:]], env)
+'''
+
+
+def test_a_warm_python_of_its_own_runs_without_pythonpath(tmp_path: Path) -> None:
+    """An adapter whose ``run.py`` hands the file to another interpreter without ``PYTHONPATH``
+    (torch113's warm ``python``): its warm runs see the environment that interpreter sees."""
+    (tmp_path / "run.py").write_text(HANDS_ON)
+    (tmp_path / "reader.py").write_text("import json, os\n"
+                                        "print(json.dumps({'path': os.environ.get('PYTHONPATH')}))\n")
+    (tmp_path / "case").mkdir()
+    path = tmp_path / "case" / "data.pt"
+    path.write_text("")
+    command, extra = [sys.executable, str(tmp_path / "run.py")], {"PYTHONPATH": str(tmp_path)}
+    s = warm.WarmServer(str(tmp_path / "reader.py"), ["json"], python=sys.executable)
+    try:
+        warm_run = run_reader(command, path, launch=s.start, extra_env=extra)
+    finally:
+        s.close()
+    run = run_reader(command, path, extra_env=extra)
+    assert run.outcome == "accepted" and run.description == {"path": None}, run.summary()
+    assert (warm_run.status, warm_run.stdout, warm_run.stderr) == (run.status, run.stdout, run.stderr)
