@@ -56,6 +56,8 @@ def committed(case_id: str) -> Case:
 
 #: Runs started ahead by :func:`start`: (reader, case id, file) -> the run.
 _STARTED: dict[tuple[str, str, str], Future[Run]] = {}
+#: The warm runs of the first case each :func:`start` was given, by the same key.
+_TWINS: dict[tuple[str, str, str], Future[Run | None]] = {}
 _POOL = ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 1), thread_name_prefix="adapter")
 
 
@@ -106,12 +108,8 @@ def start(name: str, case_ids: list[str]) -> None:
         key = (name, case.id, str(case.path))
         if key not in _STARTED:
             _STARTED[key] = _POOL.submit(_run, name, case, n == 0)
-        if n == 0 and (*key, "warm") not in _TWINS:
-            _TWINS[(*key, "warm")] = _POOL.submit(_warm_twin, name, case)
-
-
-#: The warm runs of the first case each :func:`start` was given.
-_TWINS: dict[tuple[str, str, str, str], Future[Run | None]] = {}
+        if n == 0 and key not in _TWINS:
+            _TWINS[key] = _POOL.submit(_warm_twin, name, case)
 
 
 def warm_and_command(name: str, case_id: str) -> tuple[Run, Run]:
@@ -122,7 +120,7 @@ def warm_and_command(name: str, case_id: str) -> tuple[Run, Run]:
     case = committed(case_id)
     key = (name, case.id, str(case.path))
     command = _STARTED[key].result() if key in _STARTED else _run(name, case)
-    twin = _TWINS.pop((*key, "warm")).result() if (*key, "warm") in _TWINS else _warm_twin(name, case)
+    twin = _TWINS[key].result() if key in _TWINS else _warm_twin(name, case)
     assert command is not None and twin is not None
     return command, twin
 
@@ -132,7 +130,7 @@ def verdict(name: str, case: Case | str) -> tuple[str, str, str]:
     :func:`start`, or run now); a case that a ``trusted_only`` reader must not see is never run."""
     r = reader(name)
     case = committed(case) if isinstance(case, str) else case
-    started = _STARTED.pop((name, case.id, str(case.path)), None)
+    started = _STARTED.get((name, case.id, str(case.path)))  # kept: warm_and_command reads it again
     if started is not None:
         run: Run | None = started.result()
     else:
