@@ -140,14 +140,14 @@ def test_allowlisted_names_exist_in_torch() -> None:
         assert hasattr(module, entry.name) == (entry.gone is None), entry.qualname
 
 
-class _OrderedDictOf:
-    """Pickles as ``collections.OrderedDict(arg)``."""
+class _Call:
+    """Pickles as ``call(arg)`` (the global ``call`` REDUCE'd with one argument)."""
 
-    def __init__(self, arg: object) -> None:
-        self.arg = arg
+    def __init__(self, call: Any, arg: object) -> None:
+        self.call, self.arg = call, arg
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (collections.OrderedDict, (self.arg,))
+        return (self.call, (self.arg,))
 
 
 @pytest.mark.spec("pickle.md#pickle-ordered-dict")
@@ -159,21 +159,11 @@ class _OrderedDictOf:
 def test_ordered_dict_arguments_load_as_torch_loads_them(tmp_path: Path, make: Any, arg: object) -> None:
     """The empty tuple was refused (found by the differential run: a legacy state_dict's metadata)."""
     path = tmp_path / "f.pt"
-    path.write_bytes(make(_OrderedDictOf(arg)))
+    path.write_bytes(make(_Call(collections.OrderedDict, arg)))
     by_torch = torch.load(path, weights_only=True)
     ours = read_bytes(path.read_bytes()).objects[0]
     assert type(by_torch) is collections.OrderedDict and isinstance(ours, collections.OrderedDict)
     assert list(ours.items()) == list(by_torch.items())
-
-
-class _SizeOf:
-    """Pickles as ``torch.Size(arg)``."""
-
-    def __init__(self, arg: object) -> None:
-        self.arg = arg
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (torch.Size, (self.arg,))
 
 
 @pytest.mark.spec("pickle.md#pickle-globals")
@@ -182,7 +172,7 @@ class _SizeOf:
 def test_torch_size_arguments_load_as_torch_loads_them(tmp_path: Path, arg: object) -> None:
     """torch.Size takes a bool as 0 or 1 (the differential run found [3, False, 4] refused)."""
     path = tmp_path / "f.pt"
-    path.write_bytes(_zip_pt(_SizeOf(arg)))
+    path.write_bytes(_zip_pt(_Call(torch.Size, arg)))
     by_torch = torch.load(path, weights_only=True)
     ours = read_bytes(path.read_bytes()).objects[0]
     assert type(by_torch) is torch.Size and ours.class_name == "torch.Size"

@@ -588,26 +588,20 @@ def accept_files() -> list[Accept]:
         + pickle.BINPERSID
     )
     layout = a.call(G("torch.serialization", "_get_layout"), a.binunicode("torch.sparse_coo"))
-    sparse32 = a.call(
-        G("torch._utils", "_rebuild_sparse_tensor"),
-        layout,
-        a.tuple_(
-            v2(pid("IntStorage", "0", 2), 0, (1, 2), (2, 1)),
-            v2(pid("FloatStorage", "1", 2), 0, (2,), (1,)),
-            ints((3,)),
-            F,
-        ),
-    )
-    sparse32_cuda = a.call(
-        G("torch._utils", "_rebuild_sparse_tensor"),
-        layout,
-        a.tuple_(
-            v2(pid("IntStorage", "0", 2, location="cuda:0"), 0, (1, 2), (2, 1)),
-            v2(pid("FloatStorage", "1", 2, location="cuda:0"), 0, (2,), (1,)),
-            ints((3,)),
-            F,
-        ),
-    )
+
+    def sparse_int32_indices(location: str) -> bytes:
+        return a.call(
+            G("torch._utils", "_rebuild_sparse_tensor"),
+            layout,
+            a.tuple_(
+                v2(pid("IntStorage", "0", 2, location=location), 0, (1, 2), (2, 1)),
+                v2(pid("FloatStorage", "1", 2, location=location), 0, (2,), (1,)),
+                ints((3,)),
+                F,
+            ),
+        )
+
+    sparse32, sparse32_cuda = sparse_int32_indices("cpu"), sparse_int32_indices("cuda:0")
     sparse_neg = a.call(
         G("torch._utils", "_rebuild_sparse_tensor"),
         layout,
