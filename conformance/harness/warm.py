@@ -65,7 +65,7 @@ class WarmServer:
             f"from harness.warm import serve; serve({list(preload)!r})"
         server_env = {k: v for k, v in (os.environ if env is None else env).items() if k not in self.drop}
         if script is not None:  # what a run's interpreter and torch take from the environment as they start
-            from .runner import START_ENV
+            from .runner import START_ENV  # here: a server under another Python imports this module alone
 
             home = os.path.join(self.files, "home")  # empty, as a run's HOME: no user site-packages
             os.mkdir(home)
