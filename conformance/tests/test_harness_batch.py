@@ -5,7 +5,6 @@ after a crash, a timeout, a memory blow-up or garbage mid-batch the next file is
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
