@@ -296,6 +296,15 @@ def _empty() -> dict[str, torch.Tensor]:
             "empty_middle": torch.ones(2, 0, 4, dtype=torch.float16)}
 
 
+@recipe("empty-storage-shared-key", spec=("tensors.md#tensors-storage-identity",),
+        notes="an empty int16 storage named by three tensors (the tensor, its .t() and a column slice): "
+              "every persistent id names one key, and torch loads a storage for each (it keeps no empty "
+              "storage)")
+def _empty_shared() -> dict[str, torch.Tensor]:
+    z = torch.zeros(0, 4, dtype=torch.int16)
+    return {"z": z, "t": z.t(), "cols": z[:, 1:3], "again": z}
+
+
 @recipe("large-float32", features=("contiguous",), notes="256 KiB of float32")
 def _large() -> torch.Tensor:
     return torch.randn(256, 256)
