@@ -566,6 +566,25 @@ for _p in (1, 3, 4, 5):
     recipe(f"protocol-{_p}", protocol=_p, features=(f"pickle-protocol-{_p}",))(_mixed)
 
 
+def _negative_ints() -> dict[str, Any]:
+    return {"minus_five": -5, "int32_min": -2**31, "below_int32": -2**31 - 1, "neg_2_40": -2**40,
+            "neg_2_70": -2**70, "zero": 0, "list": [-1, -300, -70000]}
+
+
+recipe("negative-ints-protocol-0", protocol=0, features=("pickle-protocol-0", "pickle-int-large"),
+       spec=("pickle.md#pickle-number-text",),
+       notes="no tensor (torch 2.13 cannot load the text persistent ids of protocol 0): Python's pickler "
+             "writes each int as text, INT '-5' and LONG '-1099511627776L' and so on")(_negative_ints)
+
+
+@recipe("negative-ints-protocol-1", protocol=1, features=("pickle-protocol-1", "pickle-int-large"),
+        spec=("pickle.md#pickle-number-text",),
+        notes="protocol 1 writes ints that fit 32 bits as BININT and the others as text LONG "
+              "('-1099511627776L')")
+def _negative_ints_1() -> dict[str, Any]:
+    return {**_negative_ints(), "tensor": torch.tensor([-1, 2], dtype=torch.int64)}
+
+
 @recipe("zip-root-name-from-path", formats=("pt-zip",), save="path",
         notes="saved to a path: torch names the archive's root folder after the file (data/)")
 def _root_name() -> dict[str, Any]:
