@@ -499,6 +499,11 @@ def _bytes() -> dict[str, Any]:
     return {"empty": b"", "binary": bytes(range(256)), "short": b"\x00\xff", "bytearray": bytearray(b"abc")}
 
 
+recipe("python-bytes-protocol-5", protocol=5, features=("pickle-bytes", "pickle-protocol-5"),
+       spec=("pickle.md#pickle-protocols", "pickle.md#pickle-opcodes"),
+       notes="protocol 5: the bytearray is one BYTEARRAY8 opcode (protocol 5), bytes SHORT_BINBYTES")(_bytes)
+
+
 @recipe("python-containers")
 def _containers() -> dict[Any, Any]:
     return {"tuple": (1, "two", 3.0), "empty_tuple": (), "list": [1, [2, [3, []]]], "empty_list": [],
