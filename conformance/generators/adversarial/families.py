@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import (
+    argument_checks,
     containers,
     not_checkpoints,
     pickle_gadgets,
@@ -25,6 +26,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "pickle-machine": pickle_machine.machine_cases,
     "pickle-hardening": pickle_hardening.hardening_cases,
     "pickle-protocols": pickle_protocols.protocol_cases,
+    "argument-checks": argument_checks.argument_cases,
     "tensors": tensors.tensor_cases,
     "containers": containers.container_cases,
     "t7": t7.t7_cases,
@@ -40,6 +42,7 @@ MODULES: dict[str, str] = {
     "pickle_machine.py": "pickle-machine",
     "pickle_hardening.py": "pickle-hardening",
     "pickle_protocols.py": "pickle-protocols",
+    "argument_checks.py": "argument-checks",
     "tensors.py": "tensors",
     "containers.py": "containers",
     "t7.py": "t7",
