@@ -106,6 +106,8 @@ class LegacyStorages:
             if first != signature:
                 raise FormatError("bad-reference", offset, f"storage {key!r} named twice with different "
                                                            "type, location or size")
+            if not storage.numel:  # torch keeps no empty storage: spec/tensors.md#tensors-storage-identity
+                return Storage(storage.dtype, 0, device=storage.device, key=storage.key)
             return storage
         dtype, location, numel = signature
         storage = Storage(dtype, numel, device=location, key=str(key))
