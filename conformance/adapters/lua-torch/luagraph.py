@@ -14,6 +14,7 @@ import json
 import math
 import re
 import struct
+import sys
 from typing import Any
 
 DTYPES = {
@@ -218,7 +219,12 @@ def answer(lines: list[str], blobs: bytes, mode: str) -> tuple[int, str, str]:
     for line in lines[:-1]:
         node = json.loads(line)
         nodes[node["n"]] = node
-    return 0, json.dumps(Graph(nodes, end["top"], blobs).document(f"t7-{mode}")), ""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 100_000))  # the description's walk: as deep as Lua read
+    try:
+        return 0, json.dumps(Graph(nodes, end["top"], blobs).document(f"t7-{mode}")), ""
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def lua_error(lines: list[str]) -> tuple[str, int] | None:

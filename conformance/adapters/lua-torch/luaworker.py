@@ -86,6 +86,7 @@ class LuaWorker:
             lua_command(str(HERE / "serve.lua")),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # torch7's warnings (a function's bytecode LuaJIT cannot load)
             text=True,
             cwd=self.folder,
             env=env,
