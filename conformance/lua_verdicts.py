@@ -87,7 +87,7 @@ def judge(case: Case, lua: LuaWorker, reference: Worker) -> tuple[dict[str, Any]
 
 def rewrite(case: Case, entry: dict[str, Any]) -> bool:
     """Write ``entry`` as the case's ``lua``, the last key of case.yaml, and the feature stricter-than-lua
-    with its ``stricter``; the rest of the file is left as its generator wrote it.  True if anything changed."""
+    with its ``stricter``; the rest of the file stays as its generator wrote it.  True if it changed."""
     yml = case.path.parent / "case.yaml"
     text = yml.read_text(encoding="utf-8")
     body = text.split("\nlua:\n", 1)[0].rstrip("\n") + "\n"
