@@ -63,7 +63,7 @@ def probe() -> int:
             f"Lua Torch under {PREFIX} does not load: {(proc.stderr.strip() or 'no output').splitlines()[-1]}"
         )
         return 1
-    print(f"Lua Torch7 @814ea4a with nn, nngraph, tds ({proc.stdout.strip()}) under {PREFIX}")
+    print(f"Lua Torch7 @814ea4a with nn, nngraph, tds ({proc.stdout.strip()})")
     return 0
 
 
