@@ -19,6 +19,9 @@ from pathlib import Path
 import yaml
 
 RULES_FILE = Path(__file__).resolve().parent / "documented.yaml"
+#: The same for .t7 files against real Lua Torch (conformance/lua_verdicts.py, differential/t7.py): where the
+#: spec refuses what torch7's File:readObject loads.
+LUA_RULES_FILE = Path(__file__).resolve().parent / "documented_lua.yaml"
 RULE_KEYS = frozenset({"id", "reader", "formats", "code", "message", "spec", "why", "cases"})
 READERS = ("reference", "torch")
 
@@ -51,11 +54,12 @@ def rules(path: Path = RULES_FILE) -> tuple[Rule, ...]:
     return tuple(out)
 
 
-def match(line: str, reader: str = "reference", fmt: str = "") -> Rule | None:
-    """The rule that documents ``reader``'s refusal ``line`` (``<code>: <message>``) of a file of format
-    ``fmt``, if any."""
+def match(line: str, reader: str = "reference", fmt: str = "", path: Path = RULES_FILE) -> Rule | None:
+    """The rule of ``path`` (default documented.yaml, against torch; ``LUA_RULES_FILE``: against Lua Torch)
+    that documents ``reader``'s refusal ``line`` (``<code>: <message>``) of a file of format ``fmt``, if
+    any."""
     code, _, message = line.partition(": ")
-    for rule in rules():
+    for rule in rules(path):
         if rule.formats and fmt not in rule.formats:
             continue
         if rule.reader == reader and re.fullmatch(rule.code, code) and rule.message.match(message):

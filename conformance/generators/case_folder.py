@@ -7,6 +7,7 @@ one way.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -34,7 +35,12 @@ def write_case_folder(
     folder: Path, file: str, data: bytes, case: dict[str, Any], expected: dict[str, Any] | None = None
 ) -> None:
     """Replace ``folder`` with one holding ``file`` (the bytes ``data``), ``case.yaml`` (``case``, keys in
-    the order given) and, when given, ``expected.json`` (``expected``)."""
+    the order given) and, when given, ``expected.json`` (``expected``).  Lua Torch's verdict on the file
+    (case.yaml ``lua``, written by conformance/lua_verdicts.py) is kept while the bytes are the ones it
+    judged."""
+    case = dict(case, **kept_lua_verdict(folder, data))
+    if "stricter" in case.get("lua", {}):
+        case["features"] = sorted({*case["features"], "stricter-than-lua"})
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -43,3 +49,16 @@ def write_case_folder(
     (folder / "case.yaml").write_text(text, encoding="utf-8")
     if expected is not None:
         (folder / "expected.json").write_text(dump_json(expected), encoding="utf-8")
+
+
+def kept_lua_verdict(folder: Path, data: bytes) -> dict[str, Any]:
+    """``{"lua": ...}`` from the case.yaml in ``folder`` when its verdict judged exactly ``data``, else
+    ``{}``."""
+    try:
+        old = yaml.safe_load((folder / "case.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    lua = old.get("lua") if isinstance(old, dict) else None
+    if isinstance(lua, dict) and lua.get("sha256") == hashlib.sha256(data).hexdigest():
+        return {"lua": lua}
+    return {}

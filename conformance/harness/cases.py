@@ -42,7 +42,15 @@ CORPUS_TIERS = ("t7/torchfile", "t7/wild", "pt/wild")
 CORPUS_METADATA = CONFORMANCE / "corpus.yaml"
 CORPUS_METADATA_KEYS = ("features", "spec", "notes")
 TOP_REQUIRED = ("id", "category", "format", "file", "features", "spec", "provenance", "expect")
-TOP_OPTIONAL = ("hints", "canary")
+TOP_OPTIONAL = ("hints", "canary", "lua")
+#: case.yaml ``lua``: what real Lua Torch did with a .t7 case's file, written by conformance/lua_verdicts.py
+#: (never by hand): ``verdict`` reading every object of the stream with the case's hints, ``torch_load``
+#: reading the first only (as torch.load does) when that differs, ``detail`` (torch7's message or what it
+#: loaded), ``sha256`` (the file judged), ``expected`` (accept cases: ``same`` or the differences from
+#: expected.json), ``stricter`` (why the spec rejects what Lua loads; the case then has stricter-than-lua).
+LUA_VERDICTS = ("loads", "refuses", "crashes", "timeout", "declined")
+LUA_KEYS = {"verdict": True, "detail": True, "sha256": True, "torch_load": False, "expected": False,
+            "stricter": False}
 #: A case's canary: a file its payload would create if a reader ran code from it (runner.CANARY is the
 #: harness's own); committed pickles name it literally, so it lives directly under /tmp.
 CANARY_RE = re.compile(r"^/tmp/torchfmt-canary-[a-z0-9][a-z0-9._-]*$")
@@ -259,6 +267,8 @@ def load_case(folder: Path) -> Case:
                     case.description = doc
     if "hints" in data:
         case.hints = _hints(data["hints"], str(fmt), p)
+    if "lua" in data:
+        _check_lua(data["lua"], case, p)
     if "canary" in data:
         canary = data["canary"]
         if not isinstance(canary, str) or not CANARY_RE.match(canary):
@@ -266,6 +276,27 @@ def load_case(folder: Path) -> Case:
         else:
             case.canaries = (Path(canary),)
     return case
+
+
+def _check_lua(lua: object, case: Case, problems: list[str]) -> None:
+    """case.yaml ``lua`` (see :data:`LUA_KEYS`): well formed, for a .t7 case, and ``stricter`` exactly when
+    the case has the feature ``stricter-than-lua``."""
+    if not case.format.startswith("t7-"):
+        problems.append("lua: only .t7 cases record Lua Torch's verdict")
+    if not isinstance(lua, dict):
+        problems.append("lua must be a mapping")
+        return
+    missing = [k for k, required in LUA_KEYS.items() if required and k not in lua]
+    unknown = [k for k in lua if k not in LUA_KEYS]
+    if missing or unknown:
+        problems.append(f"lua: missing {missing}, unknown {unknown}")
+    for key in ("verdict", "torch_load"):
+        if key in lua and lua[key] not in LUA_VERDICTS:
+            problems.append(f"lua.{key} {lua[key]!r} not one of {LUA_VERDICTS}")
+    if not all(isinstance(v, str) and v for k, v in lua.items() if k != "expected"):
+        problems.append("lua: every field but expected is a non-empty string")
+    if ("stricter" in lua) != ("stricter-than-lua" in case.features):
+        problems.append("lua.stricter and the feature stricter-than-lua go together")
 
 
 #: Per cases folder: the fingerprint of its files and the cases read from them (one read per session

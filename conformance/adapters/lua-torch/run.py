@@ -1,0 +1,109 @@
+"""The ``lua-torch`` adapter (spec/canonical.md#canonical-reader-cli): real Lua Torch's own reader.
+
+``run.py PATH`` runs ``describe.lua`` under the LuaJIT of the Lua Torch prefix that ``setup`` built (or
+linked): ``torch.DiskFile`` in the hinted mode, ``longSize`` and byte order
+(spec/canonical.md#canonical-t7-hints; ``torch.load``'s defaults, binary with 8-byte longs, little-endian,
+for a hint not given), then ``File:readObject`` until the end of the stream.  luagraph.py turns what Lua
+returned into the canonical description, maps a Lua error onto the closed set of codes by torch7's message
+and declines a class Lua Torch has not loaded; a signal that kills LuaJIT kills this process too (the
+reader's crash, as the harness sees it).  No check of its own: a file Lua reads is described, whatever
+the spec says of it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from luagraph import answer, one_line
+
+HERE = Path(__file__).resolve().parent
+DESCRIBE = HERE / "describe.lua"
+ROOT = os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfmt/adapters"
+#: The Lua Torch prefix: built (or linked) by setup; $TORCHFMT_LUA_TORCH names another.
+PREFIX = Path(os.environ.get("TORCHFMT_LUA_TORCH") or Path(ROOT) / "lua-torch" / "prefix")
+#: zip, pickle protocol 2+, and the legacy magic number pickled at protocol 0/1 (as the torchfile adapter).
+PT_MAGIC = (b"PK\x03\x04", b"\x80\x02\x8a", b"\x80", b"L119547037146038801333356L")
+
+
+def lua_command(*args: str) -> list[str]:
+    """``luajit ARGS`` in the prefix's environment (the env.sh build.sh wrote)."""
+    return ["/bin/sh", "-c", '. "$0/env.sh" && exec luajit "$@"', str(PREFIX), *args]
+
+
+def settings(env: dict[str, str]) -> list[str]:
+    """describe.lua's options from the case's hints (a hint not given: torch.load's default)."""
+    out = [f"mode={env.get('TORCHFMT_T7_MODE', 'binary')}"]
+    if env.get("TORCHFMT_T7_LONG_SIZE"):
+        out.append(f"long={env['TORCHFMT_T7_LONG_SIZE']}")
+    if env.get("TORCHFMT_T7_BYTE_ORDER"):
+        out.append(f"order={env['TORCHFMT_T7_BYTE_ORDER']}")
+    return out
+
+
+def probe() -> int:
+    if not (PREFIX / "env.sh").is_file():
+        print(f"Lua Torch is not built under {PREFIX} (run conformance/adapters/lua-torch/setup)")
+        return 1
+    proc = subprocess.run(
+        lua_command(
+            "-e", "require 'torch'; require 'nn'; require 'nngraph'; require 'tds'; print(jit.version)"
+        ),
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=100,
+    )
+    if proc.returncode:
+        print(
+            f"Lua Torch under {PREFIX} does not load: {(proc.stderr.strip() or 'no output').splitlines()[-1]}"
+        )
+        return 1
+    print(f"Lua Torch7 @814ea4a with nn, nngraph, tds ({proc.stdout.strip()})")
+    return 0
+
+
+def main(path: str) -> int:
+    sys.setrecursionlimit(100_000)  # the description's walk: Lua read that nesting already
+    with open(path, "rb") as f:
+        head = f.read(512)
+    if head.startswith(PT_MAGIC) or head[257:262] == b"ustar":
+        print("unsupported: pt files (Lua Torch reads only .t7)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="lua-torch-") as tmp:
+        blobs = Path(tmp) / "blobs.bin"
+        proc = subprocess.run(
+            lua_command(str(DESCRIBE), str(Path(path).resolve()), str(blobs), *settings(dict(os.environ))),
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            cwd=tmp,
+        )
+        if proc.returncode < 0:  # LuaJIT died by a signal: so does this process, as the reader did
+            sys.stderr.write(proc.stderr.decode("utf-8", "replace")[-500:])
+            sys.stderr.flush()
+            signal.signal(-proc.returncode, signal.SIG_DFL)
+            os.kill(os.getpid(), -proc.returncode)
+        if proc.returncode != 0:
+            last = proc.stderr.decode("utf-8", "replace").strip() or f"exit status {proc.returncode}"
+            print(f"adapter error: luajit: {one_line(last.splitlines()[-1])}", file=sys.stderr)
+            return 3
+        status, out, err = answer(
+            proc.stdout.decode("utf-8", "replace").splitlines(),
+            blobs.read_bytes() if blobs.exists() else b"",
+            os.environ.get("TORCHFMT_T7_MODE", "binary"),
+        )
+    if out:
+        sys.stdout.write(out)
+    if err:
+        print(err, file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--probe"]:
+        sys.exit(probe())
+    sys.exit(main(sys.argv[1]))

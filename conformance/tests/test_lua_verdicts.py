@@ -1,0 +1,48 @@
+"""Every committed ``.t7`` case records what real Lua Torch does with its file (case.yaml ``lua``, written by
+conformance/lua_verdicts.py; spec/t7.md#where-this-spec-is-stricter), and the record is current.
+
+The first test needs no Lua: each verdict names the file it judged by its hash, so a case added or
+regenerated without rerunning ``python conformance/lua_verdicts.py`` fails here.  The second reruns the
+script's judgement with ``--check`` where Lua Torch is built (CI), and fails instead of skipping under
+TORCHFMT_REQUIRE_ADAPTERS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from harness.cases import committed_cases
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "conformance" / "adapters" / "lua-torch"))
+from luaworker import installed  # noqa: E402
+
+pytestmark = pytest.mark.spec("t7.md#t7-stream", "canonical.md#canonical-reader-cli")
+T7 = [c for c in committed_cases() if c.format.startswith("t7-")]
+
+
+def _lua(case_dir: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load((case_dir / "case.yaml").read_text(encoding="utf-8")).get("lua") or {}
+
+
+def test_every_t7_case_records_lua_s_verdict_on_its_bytes() -> None:
+    missing = [c.id for c in T7 if not _lua(c.path.parent)]
+    stale = [c.id for c in T7 if _lua(c.path.parent).get("sha256") not in (
+        None, hashlib.sha256(c.path.read_bytes()).hexdigest())]
+    assert not missing and not stale, f"rerun conformance/lua_verdicts.py: missing {missing}, stale {stale}"
+    refused = [c.id for c in T7 if c.category != "accept" and _lua(c.path.parent)["verdict"] == "loads"]
+    assert refused and all("stricter-than-lua" in c.features for c in T7 if c.id in refused)
+
+
+@pytest.mark.skipif(not installed() and not os.environ.get("TORCHFMT_REQUIRE_ADAPTERS"),
+                    reason="Lua Torch is not built here (conformance/adapters/lua-torch/setup)")
+def test_recorded_verdicts_are_what_lua_does_now() -> None:
+    import lua_verdicts
+
+    assert lua_verdicts.main(["--check"]) == 0
