@@ -144,13 +144,18 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
     p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
 
 
+def _hints(args: argparse.Namespace) -> Hints:
+    """The ``.t7`` hints of the environment, overridden by the command's options; an invalid variable
+    raises :class:`Unsupported` ``t7-hint`` (spec/t7.md#t7-hints)."""
+    return Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
+
+
 def _slim(args: argparse.Namespace) -> int:
     """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
     from .slim import slim
 
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies, hints=hints), args.json)
+                                force=args.force, merge=not args.keep_copies, hints=_hints(args)), args.json)
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -158,10 +163,9 @@ def _convert(args: argparse.Namespace) -> int:
     the reader rejects) or 2 (a refused conversion, an unsupported feature) otherwise."""
     from .convert import convert
 
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
                                    keep_buffers=args.keep_buffers, metadata=args.metadata,
-                                   inert=args.inert, hints=hints), args.json)
+                                   inert=args.inert, hints=_hints(args)), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:
@@ -239,8 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         return _convert(args)
     if args.command == "slim":
         return _slim(args)
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
-                                      byte_order=args.byte_order)
+    try:
+        hints = _hints(args)
+    except Unsupported as e:  # an invalid TORCHFMT_T7_* value, whatever the file (spec/t7.md#t7-hints)
+        print(e.line(), file=sys.stderr)
+        return 2
     if args.command == "inspect":
         return _inspect(args, hints)
     stdin = None
