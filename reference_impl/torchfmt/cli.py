@@ -149,13 +149,18 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
     p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
 
 
+def _hints(args: argparse.Namespace) -> Hints:
+    """The ``.t7`` hints of the environment, overridden by the command's options; an invalid variable
+    raises :class:`Unsupported` ``t7-hint`` (spec/t7.md#t7-hints)."""
+    return Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
+
+
 def _slim(args: argparse.Namespace) -> int:
     """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
     from .tools.slim import slim
 
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies, hints=hints), args.json)
+                                force=args.force, merge=not args.keep_copies, hints=_hints(args)), args.json)
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -163,10 +168,9 @@ def _convert(args: argparse.Namespace) -> int:
     the reader rejects) or 2 (a refused conversion, an unsupported feature) otherwise."""
     from .tools.convert import convert
 
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
                                    keep_buffers=args.keep_buffers, metadata=args.metadata,
-                                   inert=args.inert, hints=hints), args.json)
+                                   inert=args.inert, hints=_hints(args)), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:
@@ -249,8 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("dump takes a PATH, or --batch and none")
     if args.command == "dump" and args.batch:
         return _batch(args.inert)
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
-                                      byte_order=args.byte_order)
+    try:
+        hints = _hints(args)
+    except Unsupported as e:  # an invalid TORCHFMT_T7_* value, whatever the file (spec/t7.md#t7-hints)
+        print(e.line(), file=sys.stderr)
+        return 2
     if args.command == "inspect":
         return _inspect(args, hints)
     status, desc = _describe(args.path, hints, args.inert, sys.stderr)
@@ -315,9 +322,9 @@ def _batch(inert: bool) -> int:
         err = io.StringIO()
         try:
             hints = Hints.from_env(request.get("hints") or {})
-        except ValueError as e:
+        except Unsupported as e:  # an invalid hint, whatever the file (spec/t7.md#t7-hints)
             status, desc = 2, None
-            err.write(f"unsupported: bad-hint ({quote(str(e))})\n")
+            err.write(e.line() + "\n")
         else:
             status, desc = _describe(request["path"], hints, inert, err)
         if desc is None:
