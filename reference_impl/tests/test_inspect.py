@@ -383,7 +383,8 @@ def test_json_members(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert set(report["bytes"]["storages"][0]) == {"id", "path", "dtype", "numel", "device", "bytes", "share",
                                                    "views", "reachable_bytes", "unreachable_bytes", "role",
                                                    "field"}
-    assert set(report["readiness"]) == {"ready", "torchscript", "refused", "add_safe_globals", "summary"}
+    assert set(report["readiness"]) == {"ready", "torchscript", "container", "protocols", "opcodes",
+                                        "refused", "add_safe_globals", "convert", "summary"}
 
 
 @pytest.mark.spec("inspect.md#inspect-cli")

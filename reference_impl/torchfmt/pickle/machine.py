@@ -125,6 +125,36 @@ def recording_globals() -> Iterator[list[tuple[str, str, int]]]:
         _RECORDED.reset(token)
 
 
+@dataclass
+class PickleUse:
+    """The protocols and opcodes of every pickle run while :func:`recording_opcodes` is active: what
+    ``torch.load(weights_only=True)`` refuses besides globals (spec/inspect.md#inspect-readiness)."""
+
+    protocols: list[int | None]
+    opcodes: dict[str, list[int]]  # name -> [first file offset, count]
+
+    def add(self, buf: memoryview, start: int, end: int, proto: int | None, origin: int) -> None:
+        self.protocols.append(proto)
+        for pos, op in oc.walk(buf, start, end):
+            seen = self.opcodes.setdefault(op.name, [origin + pos, 0])
+            seen[1] += 1
+
+
+_USED: contextvars.ContextVar[PickleUse | None] = contextvars.ContextVar("torchfmt_pickle_use", default=None)
+
+
+@contextlib.contextmanager
+def recording_opcodes() -> Iterator[PickleUse]:
+    """Collect the protocol and the opcodes of every pickle any machine runs to its STOP in this
+    context (the readiness report of ``torchfmt inspect``, read from the one reading of the file)."""
+    found = PickleUse([], {})
+    token = _USED.set(found)
+    try:
+        yield found
+    finally:
+        _USED.reset(token)
+
+
 class Machine:
     """Runs pickle programs over ``buf`` (a file's bytes; offsets are file offsets).
 
@@ -205,6 +235,9 @@ class Machine:
                 else:
                     self.pos = pos + 1
                     step.meaning(self, None if step.op.arg is None else self._arg(step))
+        used = _USED.get()
+        if used is not None:
+            used.add(buf, start, self.pos, self.proto, self.origin)
         result = self.stack[0]
         self.nest.clear()
         self.made.clear()
