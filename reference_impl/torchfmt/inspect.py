@@ -594,12 +594,25 @@ def render(report: dict[str, Any], color: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
+def _storage_name(x: dict[str, Any]) -> str:
+    """A storage by its first path, and when several tensors view it, what it is and who shares it."""
+    name = ".".join(x["path"])
+    if x["views"] < 2:
+        return name
+    shown = ", ".join(".".join(p) for p in x.get("tensors", [])[:3])
+    more = ", ..." if x["views"] > 3 else ""
+    what = x["field"] if x["field"].startswith("(") else "(shared)"
+    return f"{name} {what[:-1]} of {x['views']} tensors: {shown}{more})"
+
+
 def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
     total = b["file_bytes"]
     out = ["", s(f"Where the {human_bytes(total)} go", "1") + ("  (ascii .t7: binary sizes)" if b["estimated"]
                                                               else "")]
     if b["headline"]:
         out.append(s(f"  {b['headline']}", "1;33"))
+    if b.get("advice"):
+        out.append(s(f"  {b['advice']}", "36"))
     rows = [(k["key"] + (f"  [{k['role']}]" if k["role"] else ""), human_bytes(k["bytes"]), _pct(k["share"]))
             for k in sorted(b["top_level"], key=lambda k: -k["bytes"])[:12] if k["bytes"]]
     rows.append(("(everything but storage data)", human_bytes(b["other_bytes"]),
@@ -616,9 +629,9 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
         out.append(s(f"  saved but unreachable: {human_bytes(b['unreachable_bytes'])} "
                      f"({_pct(b['unreachable_share'])}): views use only part of their storage", "33"))
         for x in worst[:5]:
-            out.append(f"    {'.'.join(x['path'])}: its {x['dtype']} storage of {x['numel']:,} elements "
-                       f"holds "
-                       f"{human_bytes(x['bytes'])}, its views reach {human_bytes(x['reachable_bytes'])}")
+            out.append(f"    {_storage_name(x)}: its {x['dtype']} storage of {x['numel']:,} elements "
+                       f"holds {human_bytes(x['bytes'])}, "
+                       f"its views reach {human_bytes(x['reachable_bytes'])}")
     if b["duplicates"]:
         out.append(s(f"  saved twice: {human_bytes(b['duplicate_bytes'])} in {len(b['duplicates'])} group(s) "
                      "of storages with identical bytes", "33"))
@@ -631,7 +644,7 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
         out += ["  torchfmt slim would save (storage bytes)"] + _table(rows, "    ")
     big = sorted(b["storages"], key=lambda x: -x["bytes"])[:5]
     if big:
-        rows = [(".".join(x["path"]) + f"  {x['dtype']}[{x['numel']:,}] {x['role']}", human_bytes(x["bytes"]),
-                 _pct(x["share"])) for x in big]
+        rows = [(_storage_name(x) + f"  {x['numel']:,} {x['dtype']} elements, {x['role']}",
+                 human_bytes(x["bytes"]), _pct(x["share"])) for x in big]
         out += [f"  largest storages (of {len(b['storages'])})"] + _table(rows, "    ")
     return out

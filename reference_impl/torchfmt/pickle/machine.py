@@ -384,7 +384,8 @@ class Machine:
                 module == m or module.startswith(m + ".") for m in self.opaque_modules):
             raise self.fail("unsafe-global", f"{quote(module + '.' + name)} is not in the allowlist; "
                                              "a pickled object such as a whole torch.save(model) is read, "
-                                             "without running it, by --inert (inert=True)")
+                                             "without running it, by dump --inert and inspect, and "
+                                             "convert --inert writes a whole model's state_dict")
         return Global(module, name)
 
     def apply(self, func: Any, args: Any, via: str, kwargs: dict[Any, Any] | None = None) -> Any:
