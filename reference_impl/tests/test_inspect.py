@@ -21,10 +21,10 @@ import pytest
 import t7_bytes as t
 from torchfmt import open_document
 from torchfmt.cli import main
-from torchfmt.inspect import INSPECT_VERSION, human_bytes, inspect, render
 from torchfmt.model import TorchObject
 from torchfmt.pickle.globals import runs_code
 from torchfmt.t7.encodings import Hints
+from torchfmt.tools.inspect import INSPECT_VERSION, human_bytes, inspect, render
 
 torch = pytest.importorskip("torch")
 
@@ -425,7 +425,7 @@ def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -
     torch.save({"w": torch.ones(10, 10), "view": base[:5]}, tmp_path / "v.pt")
     _drawn(tmp_path / "v.pt", "--plot", suffix, ["<svg", "unreachable"], capsys)
     report, _, _ = run_json(tmp_path / "v.pt", capsys=capsys)
-    from torchfmt.plot import bars
+    from torchfmt.tools.plot import bars
     rows = bars(report["bytes"])
     assert rows[0][0] == "view  (other)" and rows[0][3] == 4_000_000 - 20
     assert rows[-1][0] == "everything but storage data"
@@ -438,7 +438,7 @@ def test_treemap(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
     sit inside their group; seed 001's one giant output buffer is the labelled tile, the rest listed."""
     pytest.importorskip("matplotlib")
     pytest.importorskip("squarify")
-    from torchfmt.plot import HEIGHT, WIDTH, layout
+    from torchfmt.tools.plot import HEIGHT, WIDTH, layout
 
     path = tmp_path / "model.t7"
     path.write_bytes(_seed_001_replica(50, 4000, 1375))

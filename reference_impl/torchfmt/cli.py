@@ -146,7 +146,7 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
 
 def _slim(args: argparse.Namespace) -> int:
     """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
-    from .slim import slim
+    from .tools.slim import slim
 
     hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
@@ -156,7 +156,7 @@ def _slim(args: argparse.Namespace) -> int:
 def _convert(args: argparse.Namespace) -> int:
     """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (an input
     the reader rejects) or 2 (a refused conversion, an unsupported feature) otherwise."""
-    from .convert import convert
+    from .tools.convert import convert
 
     hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
@@ -168,7 +168,7 @@ def _report(run: Callable[[], Any], as_json: bool) -> int:
     """Run a command that writes a file and returns a report; print it, or one stderr line on failure:
     exit status 1 with ``<code>: <message> (at byte N)`` for an input the reader rejects, 2 with
     ``unsupported: <feature> (<why>)`` for what it declines and for every refused conversion
-    (:class:`~torchfmt.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
+    (:class:`~torchfmt.tools.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
     from .writer.pickler import PicklingError
 
     try:
@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
 def _inspect(args: argparse.Namespace, hints: Hints) -> int:
     """``torchfmt inspect`` (spec/inspect.md#inspect-cli): the report on stdout whatever the outcome, the
     one error line on stderr when the status is not 0."""
-    from .inspect import inspect, render
+    from .tools.inspect import inspect, render
 
     try:
         report, status = inspect(args.path, hints, max(args.depth, 0))
@@ -311,7 +311,7 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
     for kind, target in (("plot", args.plot), ("treemap", args.treemap)):
         if target and report["bytes"] is not None:
             try:
-                from . import plot
+                from .tools import plot
 
                 getattr(plot, kind)(report, target)
             except ImportError:

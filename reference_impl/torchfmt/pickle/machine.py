@@ -38,7 +38,8 @@ from ..recursion import recursion_limit
 from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
 from . import tensor_entry
-from .globals import Call, canonical_name, lookup, set_item
+from .call import Call
+from .globals import canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
 
 

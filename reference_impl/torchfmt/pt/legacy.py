@@ -15,7 +15,7 @@ from ..errors import FormatError, Unsupported, quote
 from ..model import Document, Global, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import Machine
-from .zip import decode_location
+from .archive import decode_location
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001

@@ -12,8 +12,8 @@ Small functions over the object model, written back with :func:`torchfmt.writer.
   shape and strides, its offset moves by the span's start, and tensors that shared a storage share the
   new one (spec/slim.md#slim-trim).
 
-What each level leaves out is the one table of roles (:mod:`torchfmt.roles`), and the byte figures are
-the one byte accounting (:mod:`torchfmt.sizes`): ``torchfmt inspect`` predicts, per level, the bytes
+What each level leaves out is the one table of roles (:mod:`torchfmt.tools.roles`), and the byte figures are
+the one byte accounting (:mod:`torchfmt.tools.sizes`): ``torchfmt inspect`` predicts, per level, the bytes
 these steps save (spec/inspect.md#inspect-slim).
 """
 
@@ -29,17 +29,17 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import quote
+from ..model import Document, LuaTable, Storage, Tensor, TorchObject
+from ..t7.encodings import Hints
+from ..walk import values
+from ..writer import write
+from ..writer.atomic import atomic_file
 from .convert import ConvertError, check_output
-from .errors import quote
-from .model import Document, LuaTable, Storage, Tensor, TorchObject
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
 from .sizes import span, storage_bytes
-from .t7.encodings import Hints
-from .walk import values
-from .writer import write
-from .writer.atomic import atomic_file
 
-#: ``--drop`` groups of ``.pt`` trainer checkpoints (each a role of :data:`torchfmt.roles.ROLES`).
+#: ``--drop`` groups of ``.pt`` trainer checkpoints (each a role of :data:`torchfmt.tools.roles.ROLES`).
 PT_GROUPS = tuple(GROUPS)
 
 
@@ -171,7 +171,7 @@ def merge_identical(obj: Any) -> int:
 
 
 def _dropped_key(key: Any, value: Any, level: str, groups: Iterable[str]) -> bool:
-    """Whether a ``.pt`` dict entry goes: its key's role (:func:`torchfmt.roles.key_role`) is one
+    """Whether a ``.pt`` dict entry goes: its key's role (:func:`torchfmt.tools.roles.key_role`) is one
     ``level`` leaves out, or one of the ``--drop`` groups."""
     role = key_role(key, value)
     return role is not None and (not kept(role, level) or role.group in groups)
@@ -220,7 +220,8 @@ def _drop_groups(obj: Any, level: str, groups: list[str], prefix: str, dropped: 
 
 def t7_emptied(name: Any, class_name: str, level: str, extra: Iterable[str] = ()) -> bool:
     """Whether ``level`` (or ``--drop``'s ``extra`` names) empties the field ``name`` of an ``nn`` module
-    of ``class_name``: its role (:func:`torchfmt.roles.module_field_role`) is one the level leaves out."""
+    of ``class_name``: its role (:func:`torchfmt.tools.roles.module_field_role`) is one the level leaves
+    out."""
     role = module_field_role(name, class_name)
     return (role is not None and not kept(role, level)) or name in extra
 
@@ -310,7 +311,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
          hints: Hints | None = None) -> SlimReport:
     """Slim the file ``source`` into ``output`` (see the module docstring); ``dry_run`` writes nothing,
     ``merge`` False keeps identical storages apart; ``hints`` are the ``.t7`` reading hints."""
-    from . import open_document
+    from .. import open_document
 
     if level not in LEVELS:
         raise ConvertError("slim-level", f"--level {quote(level)} is not one of {', '.join(LEVELS)}")

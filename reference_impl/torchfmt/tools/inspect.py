@@ -19,10 +19,10 @@ import re
 import zlib
 from typing import Any
 
-from . import open_document
-from .detect import detect, not_a_checkpoint
-from .errors import FormatError, Unsupported, quote
-from .model import (
+from .. import open_document
+from ..detect import detect, not_a_checkpoint
+from ..errors import FormatError, Unsupported, quote
+from ..model import (
     Document,
     Global,
     LuaFunction,
@@ -35,14 +35,14 @@ from .model import (
     Tensor,
     TorchObject,
 )
-from .pickle.globals import lookup, runs_code, storage_dtype
-from .pickle.machine import DEFAULT_SCOPES, Machine, PickleUse, recording_globals, recording_opcodes
-from .pickle.opcodes import WEIGHTS_ONLY
-from .pt.ziparchive import LocalRecord, local_walk
+from ..pickle.globals import lookup, runs_code, storage_dtype
+from ..pickle.machine import DEFAULT_SCOPES, Machine, PickleUse, recording_globals, recording_opcodes
+from ..pickle.opcodes import WEIGHTS_ONLY
+from ..pt.ziparchive import LocalRecord, local_walk
+from ..t7.encodings import Hints
+from ..walk import SHAREABLE
+from ..windows import FileWindows
 from .sizes import account, labelled_children
-from .t7.encodings import Hints
-from .walk import SHAREABLE
-from .windows import FileWindows
 
 INSPECT_VERSION = 1
 #: Children of one container the tree shows before ``more`` (spec/inspect.md#inspect-tree).

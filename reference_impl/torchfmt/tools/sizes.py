@@ -10,7 +10,7 @@ the path (keys from the top-level object down) each was first reached by.  From 
   a view can address); the rest are saved but unreachable (spec/inspect.md#inspect-unreachable);
 - storages with the same dtype, device and identical bytes are *duplicates* (the only payloads read);
 - a storage's bytes go to one top-level key (where it was first reached) and to one role and field
-  (the most needed role among its views, :mod:`torchfmt.roles`);
+  (the most needed role among its views, :mod:`torchfmt.tools.roles`);
 - per ``slim`` level, the bytes ``slim`` leaves and saves (:func:`slim_level`,
   spec/inspect.md#inspect-slim): each view carries the lightest level keeping it, from the roles of the
   entries on its paths.  ``slim`` reports its own figures with :func:`storage_bytes`.
@@ -24,7 +24,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .model import Document, LuaTable, OpaqueObject, QuantizedTensor, Storage, Tensor, TorchObject
+from ..model import Document, LuaTable, OpaqueObject, QuantizedTensor, Storage, Tensor, TorchObject
+from ..walk import SHAREABLE, children, values
 from .roles import (
     BY_NAME,
     LEVEL_RANK,
@@ -40,7 +41,6 @@ from .roles import (
     node_field_role,
     role_of,
 )
-from .walk import SHAREABLE, children, values
 
 #: Bytes hashed at once when looking for duplicate storages.
 _CHUNK = 1 << 24

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import Unsupported, quote
-from .model import (
+from ..errors import Unsupported, quote
+from ..model import (
     Global,
     LuaFunction,
     LuaTable,
@@ -41,12 +41,12 @@ from .model import (
     Tensor,
     TorchObject,
 )
+from ..t7.encodings import Hints
+from ..writer import save
+from ..writer.atomic import atomic_file
+from ..writer.pickler import PicklingError
+from ..writer.reduce import torch_view
 from .roles import MODULE_STATE, RANK, is_module, module_field_role
-from .t7.encodings import Hints
-from .writer import save
-from .writer.atomic import atomic_file
-from .writer.pickler import PicklingError
-from .writer.reduce import torch_view
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
 _EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
@@ -279,8 +279,8 @@ def is_pickled_module(v: Any) -> bool:
 
 
 def _allowed(class_name: str) -> bool:
-    from .pickle.globals import lookup
-    from .pickle.machine import DEFAULT_SCOPES
+    from ..pickle.globals import lookup
+    from ..pickle.machine import DEFAULT_SCOPES
 
     module, _, name = class_name.rpartition(".")
     return lookup(module, name, DEFAULT_SCOPES) is not None
@@ -460,7 +460,7 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
     """Convert the file ``source`` to ``output`` (see the module docstring); ``inert`` reads a whole
     pickled ``nn.Module`` and writes its state_dict (:class:`PickledModules`); ``hints`` are a ``.t7``
     file's encoding hints, as for ``torchfmt dump``."""
-    from . import open_document
+    from .. import open_document
 
     target = target_of(output, to)
     check_output(source, output, force, "convert")

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .model import LuaTable, Tensor, TorchObject
+from ..model import LuaTable, Tensor, TorchObject
 
 if TYPE_CHECKING:
     import numpy as np

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .model import LuaTable, TorchObject
+from ..model import LuaTable, TorchObject
 
 #: ``slim``'s levels, lightest first: a level keeps every role whose ``kept_from`` is it or lighter.
 LEVELS = ("light", "medium", "heavy")
