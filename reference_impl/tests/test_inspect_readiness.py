@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from torchfmt.cli import main
-from torchfmt.inspect import inspect, render
+from torchfmt.tools.inspect import inspect, render
 from torchfmt.pickle.opcodes import OPCODES, WEIGHTS_ONLY
 
 torch = pytest.importorskip("torch")
