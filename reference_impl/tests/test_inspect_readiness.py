@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from torchfmt.cli import main
-from torchfmt.tools.inspect import inspect, render
 from torchfmt.pickle.opcodes import OPCODES, WEIGHTS_ONLY
+from torchfmt.tools.inspect import inspect, render
 
 torch = pytest.importorskip("torch")
 from torch import _weights_only_unpickler as wou  # noqa: E402

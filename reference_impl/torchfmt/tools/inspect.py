@@ -595,14 +595,13 @@ def render(report: dict[str, Any], color: bool = False) -> str:
 
 
 def _storage_name(x: dict[str, Any]) -> str:
-    """A storage by its first path, and when several tensors view it, what it is and who shares it."""
+    """A storage by its first path and, when several tensors view it, what it is and how many share it
+    (the JSON report lists them)."""
     name = ".".join(x["path"])
     if x["views"] < 2:
         return name
-    shown = ", ".join(".".join(p) for p in x.get("tensors", [])[:3])
-    more = ", ..." if x["views"] > 3 else ""
-    what = x["field"] if x["field"].startswith("(") else "(shared)"
-    return f"{name} {what[:-1]} of {x['views']} tensors: {shown}{more})"
+    what = x["field"].strip("()") if x["field"].startswith("(") else "shared"
+    return f"{name} ({what} of {x['views']} tensors)"
 
 
 def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:

@@ -473,7 +473,7 @@ def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[st
     if spare:
         top = max(spare, key=lambda r: r["bytes"])
         if top["bytes"] >= HEADLINE_SHARE * file_size:
-            fields = ", ".join(f["field"] for f in top["fields"][:4])
+            fields = ", ".join(f["field"].strip("()") for f in top["fields"][:4])
             return (f"{pct(top['bytes'])} of the file is {top['role']} ({fields}), which inference does "
                     "not need")
     return None
@@ -502,6 +502,7 @@ def advice(fmt: str, file_size: int, unreachable: int, dup_bytes: int,
                 "torchfmt slim merges identical storages")
     if lua:
         return ("next time, call model:clearState() before torch.save (it empties output, gradInput and the "
-                "other buffers, and the views they hold); torchfmt slim --level light empties them here")
+                "other buffers; dpnn's nn.Serial(model):lightSerial() also leaves out gradWeight and "
+                "gradBias); torchfmt slim --level light empties them here")
     return ("next time, save model.state_dict() alone for inference, apart from the optimizer state and "
             "gradients; torchfmt slim --level light leaves them out here")
