@@ -374,16 +374,17 @@ def test_json_members(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert report["inspect_version"] == INSPECT_VERSION
     assert set(report) == {"inspect_version", "path", "file_bytes", "status", "what", "error", "tree",
                            "readiness", "bytes"}
-    assert set(report["bytes"]) == {"headline", "file_bytes", "storage_bytes", "other_bytes", "estimated",
-                                    "unreachable_bytes", "unreachable_share", "duplicate_bytes", "duplicates",
-                                    "top_level", "roles", "slim", "storages"}
+    assert set(report["bytes"]) == {"headline", "advice", "file_bytes", "storage_bytes", "other_bytes",
+                                    "estimated", "unreachable_bytes", "unreachable_share", "duplicate_bytes",
+                                    "duplicates", "top_level", "roles", "slim", "storages"}
     assert [lv["level"] for lv in report["bytes"]["slim"]] == ["light", "medium", "heavy"]
     assert set(report["bytes"]["slim"][0]) == {"level", "storage_bytes_after", "saved_bytes", "dropped_bytes",
                                                "merged_bytes", "trimmed_bytes", "widened_bytes"}
     assert set(report["bytes"]["storages"][0]) == {"id", "path", "dtype", "numel", "device", "bytes", "share",
-                                                   "views", "reachable_bytes", "unreachable_bytes", "role",
-                                                   "field"}
-    assert set(report["readiness"]) == {"ready", "torchscript", "refused", "add_safe_globals", "summary"}
+                                                   "views", "tensors", "reachable_bytes", "unreachable_bytes",
+                                                   "role", "field"}
+    assert set(report["readiness"]) == {"ready", "torchscript", "container", "protocols", "opcodes",
+                                        "refused", "add_safe_globals", "convert", "summary"}
 
 
 @pytest.mark.spec("inspect.md#inspect-cli")

@@ -36,7 +36,8 @@ from ..model import (
     TorchObject,
 )
 from ..pickle.globals import lookup, runs_code, storage_dtype
-from ..pickle.machine import DEFAULT_SCOPES, Machine, recording_globals
+from ..pickle.machine import DEFAULT_SCOPES, Machine, PickleUse, recording_globals, recording_opcodes
+from ..pickle.opcodes import WEIGHTS_ONLY
 from ..pt.ziparchive import LocalRecord, local_walk
 from ..t7.encodings import Hints
 from ..walk import SHAREABLE
@@ -371,15 +372,60 @@ def tree(doc: Document, depth: int) -> list[dict[str, Any]]:
 
 # -- weights_only readiness -----------------------------------------------------------------------
 
-def readiness(doc: Document, globals_seen: list[tuple[str, str, int]]) -> dict[str, Any] | None:
-    """Every global ``torch.load(weights_only=True)`` refuses, found in one reading
-    (spec/inspect.md#inspect-readiness); None for ``.t7`` files, which have no pickle."""
+def _convert_command(doc: Document) -> str | None:
+    """The ``torchfmt convert`` line that writes what torch loads with ``weights_only=True``: plain for a
+    file of plain values, ``--inert`` for a whole pickled ``nn.Module``; None when neither would work (a
+    pickled object that is no module, a global that is no class of one)."""
+    from .convert import ConvertError, PickledModules
+
+    if len(doc.objects) != 1:
+        return None
+    modules = PickledModules()
+    try:
+        modules.value(doc.objects[0])
+    except ConvertError:
+        return None
+    return "torchfmt convert --inert" if modules.modules else "torchfmt convert"
+
+
+def _recipe(safe: list[dict[str, Any]]) -> str:
+    """The ``add_safe_globals`` lines for ``safe`` (each a refused global that runs no code): the imports
+    it needs, a comment for classes pickled from ``__main__`` (the script that loads must define them)."""
+    modules = sorted({e["module"] for e in safe if e["module"] not in ("builtins", "__main__")})
+    names = ", ".join(e["name"] if e["module"] in ("builtins", "__main__") else e["global"] for e in safe)
+    main = [e["name"] for e in safe if e["module"] == "__main__"]
+    lines = [f"import {m}" for m in modules]
+    if main:
+        lines.append(f"# {', '.join(main)}: pickled from a script (__main__): define or import "
+                     f"{'it' if len(main) == 1 else 'them'} in the script that loads the file")
+    return "\n".join([*lines, f"torch.serialization.add_safe_globals([{names}])"])
+
+
+def readiness(doc: Document, globals_seen: list[tuple[str, str, int]],
+              used: PickleUse | None = None) -> dict[str, Any] | None:
+    """Whether ``torch.load(weights_only=True)`` (torch 2.13) loads the file, from one reading
+    (spec/inspect.md#inspect-readiness): its container (a tar file, a TorchScript archive), the pickle
+    opcodes its unpickler lacks and every global outside its allowlist; the ``add_safe_globals`` lines
+    when allowlisting the globals is all it takes, and the ``torchfmt convert`` line that writes a file it
+    loads.  None for ``.t7`` files, which have no pickle."""
     if doc.format.startswith("t7"):
         return None
+    out: dict[str, Any] = {"ready": False, "torchscript": doc.format == "pt-torchscript", "container": None,
+                           "protocols": [], "opcodes": [], "refused": [], "add_safe_globals": None,
+                           "convert": None, "summary": ""}
     if doc.format == "pt-torchscript":
-        return {"ready": False, "torchscript": True, "refused": [], "add_safe_globals": None,
-                "summary": "torch.load(weights_only=True) refuses TorchScript archives: load it with "
-                           "torch.jit.load (which runs its code) or read it with torchfmt"}
+        out["container"] = "a TorchScript archive: torch.load hands it to torch.jit.load"
+        out["summary"] = ("torch.load(weights_only=True) refuses TorchScript archives: load it with "
+                          "torch.jit.load (which runs its code) or read it with torchfmt")
+        return out
+    used = used or PickleUse([], {})
+    out["protocols"] = sorted({p if p is not None else 1 for p in used.protocols})
+    out["opcodes"] = [{"opcode": name, "first_offset": first, "count": n}
+                      for name, (first, n) in sorted(used.opcodes.items(), key=lambda kv: kv[1][0])
+                      if name not in WEIGHTS_ONLY]
+    if doc.format == "pt-tar":
+        out["container"] = ("a tar file (torch 0.1.x): torch.load(weights_only=True) refuses every file of "
+                            "the legacy .tar format")
     refused: dict[str, dict[str, Any]] = {}
     for module, name, offset in globals_seen:
         if lookup(module, name, DEFAULT_SCOPES) is not None:
@@ -388,22 +434,31 @@ def readiness(doc: Document, globals_seen: list[tuple[str, str, int]]) -> dict[s
         entry = refused.setdefault(q, {"global": q, "module": module, "name": name, "first_offset": offset,
                                        "count": 0, "runs_code": runs_code(module, name)})
         entry["count"] += 1
-    items = list(refused.values())
-    safe = [e for e in items if e["runs_code"] is None]
-    line = None
-    if safe:
-        modules = sorted({e["module"] for e in safe if e["module"] not in ("builtins", "__main__")})
-        names = ", ".join(e["name"] if e["module"] in ("builtins", "__main__") else e["global"] for e in safe)
-        line = "".join(f"import {m}\n" for m in modules) + f"torch.serialization.add_safe_globals([{names}])"
-    if not items:
-        summary = "torch.load(weights_only=True) loads it: every global is allowed"
-    else:
-        bad = [e["global"] for e in items if e["runs_code"]]
-        summary = (f"torch.load(weights_only=True) refuses it: {len(items)} global(s) outside its allowlist"
-                   + (f", {len(bad)} known to run code ({', '.join(bad)}): never allowlist those"
-                      if bad else ""))
-    return {"ready": not items, "torchscript": False, "refused": items, "add_safe_globals": line,
-            "summary": summary}
+    items = out["refused"] = list(refused.values())
+    bad = [e["global"] for e in items if e["runs_code"]]
+    why = []
+    if out["container"]:
+        why.append(out["container"])
+    if out["opcodes"]:
+        names = ", ".join(o["opcode"] for o in out["opcodes"][:6]) + (", ..." if len(out["opcodes"]) > 6
+                                                                       else "")
+        proto = "/".join(map(str, out["protocols"]))
+        why.append(f"its pickle (protocol {proto}) uses {len(out['opcodes'])} opcode(s) torch's weights_only "
+                   f"unpickler does not run ({names})")
+    if items:
+        code = f", {len(bad)} known to run code ({', '.join(bad)}): never allowlist those" if bad else ""
+        why.append(f"{len(items)} global(s) outside its allowlist{code}")
+    out["ready"] = not why
+    if not why:
+        out["summary"] = "torch.load(weights_only=True) loads it: every global and opcode is allowed"
+        return out
+    if items and not bad and not out["container"] and not out["opcodes"]:
+        out["add_safe_globals"] = _recipe(items)  # allowlisting is all it takes
+    cmd = _convert_command(doc)
+    if cmd:
+        out["convert"] = cmd
+    out["summary"] = "torch.load(weights_only=True) refuses it: " + "; ".join(why)
+    return out
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -425,7 +480,7 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict
         report["error"] = {"code": "unknown-format", "message": f"this is {what}", "offset": 0}
         return report, 1
     try:
-        with recording_globals() as globals_seen:
+        with recording_globals() as globals_seen, recording_opcodes() as used:
             doc = open_document(path, hints, inert=True)
     except FormatError as e:
         report["error"] = {"code": e.code, "message": e.message, "offset": e.offset}
@@ -446,7 +501,7 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict
         return report, 2
     report["what"] = identify(doc, globals_seen)
     report["tree"] = tree(doc, depth)
-    report["readiness"] = readiness(doc, globals_seen)
+    report["readiness"] = readiness(doc, globals_seen, used)
     report["bytes"] = account(doc, size)
     return report, 0
 
@@ -515,21 +570,38 @@ def render(report: dict[str, Any], color: bool = False) -> str:
     if e and report["status"] != "not-a-checkpoint" and e["message"] not in what.get("summary", ""):
         where = f" (at byte {e['offset']})" if e["offset"] is not None else ""
         out.append(s(f"  {e['code']}: {e['message']}{where}", "31"))
-    if report["tree"] is not None:
-        out += ["", s("Contents", "1")] + _tree_lines(report["tree"])
+    b = report["bytes"]
+    if b is not None:  # what people open the report for comes first (spec/inspect.md#inspect-text)
+        out += _bytes_lines(b, s)
     r = report["readiness"]
     if r is not None:
         out += ["", s("torch.load(weights_only=True)", "1"), f"  {r['summary']}"]
+        for o in r.get("opcodes", [])[:8]:
+            out.append(f"    opcode {o['opcode']} (first at byte {o['first_offset']:,}, "
+                       f"{o['count']:,} times)")
         for e in r["refused"]:
             flag = s(f"  runs code: {e['runs_code']}", "31") if e["runs_code"] else ""
             out.append(f"    {e['global']}{flag}")
         if r["add_safe_globals"]:
             out.append("  to load it anyway, if you trust the file's classes:")
             out += [f"    {line}" for line in r["add_safe_globals"].splitlines()]
-    b = report["bytes"]
-    if b is not None:
-        out += _bytes_lines(b, s)
+        if r.get("convert"):
+            what = "its state_dict" if "--inert" in r["convert"] else "the same values"
+            out.append(f"  or write {what} as a file torch loads with weights_only=True, nothing run:")
+            out.append(f"    {r['convert']} {report['path']} OUT.pt")
+    if report["tree"] is not None:
+        out += ["", s("Contents", "1")] + _tree_lines(report["tree"])
     return "\n".join(out) + "\n"
+
+
+def _storage_name(x: dict[str, Any]) -> str:
+    """A storage by its first path and, when several tensors view it, what it is and how many share it
+    (the JSON report lists them)."""
+    name = ".".join(x["path"])
+    if x["views"] < 2:
+        return name
+    what = x["field"].strip("()") if x["field"].startswith("(") else "shared"
+    return f"{name} ({what} of {x['views']} tensors)"
 
 
 def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
@@ -538,6 +610,8 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
                                                               else "")]
     if b["headline"]:
         out.append(s(f"  {b['headline']}", "1;33"))
+    if b.get("advice"):
+        out.append(s(f"  {b['advice']}", "36"))
     rows = [(k["key"] + (f"  [{k['role']}]" if k["role"] else ""), human_bytes(k["bytes"]), _pct(k["share"]))
             for k in sorted(b["top_level"], key=lambda k: -k["bytes"])[:12] if k["bytes"]]
     rows.append(("(everything but storage data)", human_bytes(b["other_bytes"]),
@@ -554,9 +628,9 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
         out.append(s(f"  saved but unreachable: {human_bytes(b['unreachable_bytes'])} "
                      f"({_pct(b['unreachable_share'])}): views use only part of their storage", "33"))
         for x in worst[:5]:
-            out.append(f"    {'.'.join(x['path'])}: its {x['dtype']} storage of {x['numel']:,} elements "
-                       f"holds "
-                       f"{human_bytes(x['bytes'])}, its views reach {human_bytes(x['reachable_bytes'])}")
+            out.append(f"    {_storage_name(x)}: its {x['dtype']} storage of {x['numel']:,} elements "
+                       f"holds {human_bytes(x['bytes'])}, "
+                       f"its views reach {human_bytes(x['reachable_bytes'])}")
     if b["duplicates"]:
         out.append(s(f"  saved twice: {human_bytes(b['duplicate_bytes'])} in {len(b['duplicates'])} group(s) "
                      "of storages with identical bytes", "33"))
@@ -569,7 +643,7 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
         out += ["  torchfmt slim would save (storage bytes)"] + _table(rows, "    ")
     big = sorted(b["storages"], key=lambda x: -x["bytes"])[:5]
     if big:
-        rows = [(".".join(x["path"]) + f"  {x['dtype']}[{x['numel']:,}] {x['role']}", human_bytes(x["bytes"]),
-                 _pct(x["share"])) for x in big]
+        rows = [(_storage_name(x) + f"  {x['numel']:,} {x['dtype']} elements, {x['role']}",
+                 human_bytes(x["bytes"]), _pct(x["share"])) for x in big]
         out += [f"  largest storages (of {len(b['storages'])})"] + _table(rows, "    ")
     return out

@@ -44,6 +44,12 @@ from .roles import (
 
 #: Bytes hashed at once when looking for duplicate storages.
 _CHUNK = 1 << 24
+#: Bytes of each end of a storage compared before any storage is hashed whole (spec/inspect.md#inspect-bytes).
+_ENDS = 1 << 12
+#: What a storage that tensors of several fields view is named, by its role.
+FLAT_BUFFER = {"weights": "(flat parameter buffer)", "gradients": "(flat gradient buffer)"}
+#: Tensor paths listed per storage in the JSON report.
+TENSORS_LISTED = 20
 
 
 @dataclass
@@ -90,12 +96,20 @@ class StorageUse:
         return min((v.role for v in self.views), key=lambda r: RANK[r.name])
 
     def field(self) -> str:
-        """The field of the first view with :meth:`role` (or the storage's own path)."""
+        """The field of the views with :meth:`role` (or the storage's own path); a storage that views of
+        several fields share (the flat storage Lua's ``getParameters`` makes of every weight and bias, or
+        of every gradient) is named as the buffer it is, never billed to one of its fields
+        (spec/inspect.md#inspect-bytes)."""
         role = self.role()
-        for v in self.views:
-            if v.role is role:
-                return field_name(v.path) or "(root)"
-        return field_name(self.path) or "(root)"
+        names = list(dict.fromkeys(field_name(v.path) or "(root)" for v in self.views if v.role is role))
+        if len(names) > 1:
+            return FLAT_BUFFER.get(role.name, "(shared buffer)")
+        return names[0] if names else field_name(self.path) or "(root)"
+
+    def tensors(self) -> list[list[str]]:
+        """The paths of the tensors viewing the storage (each first reached there), at most
+        :data:`TENSORS_LISTED`."""
+        return [v.path for v in self.views[:TENSORS_LISTED]]
 
 
 def width(s: Storage, long_size: int | None = None) -> int:
@@ -126,8 +140,9 @@ def labelled_children(v: Any) -> list[tuple[str, Any]]:
             out += [(f"({name})", x) for name, x in vars(v).items()]
         return out
     if isinstance(v, LuaTable):
-        return [(key_label(k), x) for k, x in v.items] + [
-            (f"(key {key_label(k)})", k) for k, _ in v.items if isinstance(k, SHAREABLE)]
+        items = sorted(v.items, key=_lua_order)
+        return [(key_label(k), x) for k, x in items] + [
+            (f"(key {key_label(k)})", k) for k, _ in items if isinstance(k, SHAREABLE)]
     if isinstance(v, (list, tuple)):
         return [(str(i), x) for i, x in enumerate(v)]
     if isinstance(v, TorchObject):
@@ -143,6 +158,19 @@ def labelled_children(v: Any) -> list[tuple[str, Any]]:
         pairs = (("(scales)", v.scales), ("(zero_points)", v.zero_points))
         return [(n, t) for n, t in pairs if t is not None]
     return [("", x) for x in children(v)]
+
+
+def _lua_order(item: tuple[Any, Any]) -> tuple[int, float, str]:
+    """A Lua table's entries in a stable order (a file holds them in its hash order): numbers ascending,
+    then strings alphabetically, then booleans and other keys by type."""
+    k = item[0]
+    if isinstance(k, bool):
+        return (2, 0.0, str(k))
+    if isinstance(k, (int, float)):
+        return (0, float(k) if k == k else math.inf, "")
+    if isinstance(k, str):
+        return (1, 0.0, k)
+    return (3, 0.0, type(k).__name__)
 
 
 #: The attributes of a pickled ``nn.Module`` whose items are shown as the module's own children, under
@@ -252,31 +280,57 @@ def collect(doc: Document) -> list[StorageUse]:
     return list(uses.values())
 
 
-def _digest(s: Storage) -> str:
+def _ends(s: Storage, size: int) -> bytes:
+    """The first and last :data:`_ENDS` bytes of the storage's ``size`` bytes (all of a small one)."""
+    raw = s.array().view("u1")
+    out = bytes(raw[:size]) if size <= 2 * _ENDS else bytes(raw[:_ENDS]) + bytes(raw[size - _ENDS:size])
+    s.release()
+    return out
+
+
+def _digest(s: Storage, size: int) -> bytes:
     raw = s.array().view("u1")
     h = hashlib.sha256()
-    for i in range(0, raw.size, _CHUNK):
-        h.update(raw[i:i + _CHUNK])
+    for i in range(0, size, _CHUNK):
+        h.update(raw[i:min(i + _CHUNK, size)])
     s.release()
-    return h.hexdigest()
+    return h.digest()
+
+
+def identical_groups(storages: list[Storage]) -> list[list[int]]:
+    """Groups (indices into ``storages``) of two or more storages with one dtype and device and identical
+    bytes (spec/inspect.md#inspect-bytes).  Only what tells them apart is read: a storage is compared
+    only with others of its dtype, device and size, first by its two ends (a few KB), and hashed whole
+    only when those agree with another's."""
+    by_shape: dict[tuple[str, str, int], list[int]] = collections.defaultdict(list)
+    for i, s in enumerate(storages):
+        if s.numel:
+            by_shape[(s.dtype.name, s.device, s.numel)].append(i)
+    groups: list[list[int]] = []
+    for (_, _, _), candidates in by_shape.items():
+        if len(candidates) < 2:
+            continue
+        size = storages[candidates[0]].numel * storages[candidates[0]].dtype.itemsize
+        by_ends: dict[bytes, list[int]] = collections.defaultdict(list)
+        for i in candidates:
+            by_ends[_ends(storages[i], size)].append(i)
+        for same_ends in by_ends.values():
+            if len(same_ends) < 2:
+                continue
+            if size <= 2 * _ENDS:  # the ends are the whole storage
+                groups.append(same_ends)
+                continue
+            by_hash: dict[bytes, list[int]] = collections.defaultdict(list)
+            for i in same_ends:
+                by_hash[_digest(storages[i], size)].append(i)
+            groups += [g for g in by_hash.values() if len(g) > 1]
+    return sorted(groups)
 
 
 def duplicates(uses: list[StorageUse], long_size: int | None) -> list[list[int]]:
     """Groups (indices into ``uses``) of storages with one dtype and device and identical bytes, two or
-    more each.  Only storages that share a dtype, a device and a size with another are read."""
-    by_shape: dict[tuple[str, str, int], list[int]] = collections.defaultdict(list)
-    for i, u in enumerate(uses):
-        if u.storage.numel:
-            by_shape[(u.storage.dtype.name, u.storage.device, u.storage.numel)].append(i)
-    groups: list[list[int]] = []
-    for candidates in by_shape.values():
-        if len(candidates) < 2:
-            continue
-        by_hash: dict[str, list[int]] = collections.defaultdict(list)
-        for i in candidates:
-            by_hash[_digest(uses[i].storage)].append(i)
-        groups += [g for g in by_hash.values() if len(g) > 1]
-    return groups
+    more each (:func:`identical_groups`)."""
+    return identical_groups([u.storage for u in uses])
 
 
 def account(doc: Document, file_size: int) -> dict[str, Any]:
@@ -298,8 +352,8 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
         storages.append({
             "id": f"s{i}", "path": u.path, "dtype": u.storage.dtype.name, "numel": u.storage.numel,
             "device": u.storage.device, "bytes": sizes[i], "share": share(sizes[i]),
-            "views": len(u.views), "reachable_bytes": reach, "unreachable_bytes": sizes[i] - reach,
-            "role": u.role().name, "field": u.field(),
+            "views": len(u.views), "tensors": u.tensors(), "reachable_bytes": reach,
+            "unreachable_bytes": sizes[i] - reach, "role": u.role().name, "field": u.field(),
         })
     top: dict[str, int] = {}
     for i, u in enumerate(uses):
@@ -330,6 +384,7 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
     dup_bytes = sum(sizes[g[0]] * (len(g) - 1) for g in dup_groups)
     return {
         "headline": headline(file_size, storages, roles, unreachable, dup_bytes),
+        "advice": advice(doc.format, file_size, unreachable, dup_bytes, slim_levels),
         "file_bytes": file_size,
         "storage_bytes": storage_total,
         "other_bytes": max(file_size - storage_total, 0),
@@ -410,15 +465,44 @@ def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[st
     if unreachable >= HEADLINE_SHARE * file_size:
         worst = max(storages, key=lambda x: x["unreachable_bytes"])
         return (f"{pct(unreachable)} of the file is saved but unreachable: {'.'.join(worst['path'])} is a "
-                f"view of {worst['reachable_bytes']:,} bytes into a storage of {worst['bytes']:,}, saved "
-                "whole")
+                f"view of {worst['reachable_bytes']:,} bytes into a storage of {worst['bytes']:,} bytes "
+                f"({worst['numel']:,} {worst['dtype']} elements), saved whole")
     if dup_bytes >= HEADLINE_SHARE * file_size:
         return f"{pct(dup_bytes)} of the file is storages saved twice with identical bytes"
     spare = [r for r in roles if not BY_NAME[r["role"]].module_state and r["role"] != OTHER.name]
     if spare:
         top = max(spare, key=lambda r: r["bytes"])
         if top["bytes"] >= HEADLINE_SHARE * file_size:
-            fields = ", ".join(f["field"] for f in top["fields"][:4])
+            fields = ", ".join(f["field"].strip("()") for f in top["fields"][:4])
             return (f"{pct(top['bytes'])} of the file is {top['role']} ({fields}), which inference does "
                     "not need")
     return None
+
+
+#: The share of the file a waste must reach for :func:`advice` to name how to avoid it.
+ADVICE_SHARE = 0.01
+
+
+def advice(fmt: str, file_size: int, unreachable: int, dup_bytes: int,
+           levels: list[dict[str, Any]]) -> str | None:
+    """One sentence on how to save the file without its waste next time (spec/inspect.md#inspect-bytes),
+    for the largest of: bytes no view reaches, storages saved twice, what ``slim --level light`` leaves
+    out; None when none reaches :data:`ADVICE_SHARE` of the file."""
+    light = next((lv for lv in levels if lv["level"] == "light"), None)
+    left_out = light["dropped_bytes"] if light else 0
+    waste = max((unreachable, "unreachable"), (dup_bytes, "duplicates"), (left_out, "left_out"))
+    if not file_size or waste[0] < ADVICE_SHARE * file_size:
+        return None
+    lua = fmt.startswith("t7")
+    if waste[1] == "unreachable" and not lua:
+        return ("next time, save a copy of each slice, not the view (torch.save(x[10:15].clone()) writes 5 "
+                "elements, x[10:15] all of x's storage); torchfmt slim trims this file")
+    if waste[1] == "duplicates":
+        return ("next time, save each tensor once (tie the names to one tensor, or keep one copy); "
+                "torchfmt slim merges identical storages")
+    if lua:
+        return ("next time, call model:clearState() before torch.save (it empties output, gradInput and the "
+                "other buffers; dpnn's nn.Serial(model):lightSerial() also leaves out gradWeight and "
+                "gradBias); torchfmt slim --level light empties them here")
+    return ("next time, save model.state_dict() alone for inference, apart from the optimizer state and "
+            "gradients; torchfmt slim --level light leaves them out here")
