@@ -18,7 +18,9 @@ Boundaries, found from the file's own layout (never by reading it with torchfmt)
 - ``pt-tar``: each 512-byte header, the middle of each header, each member's data start and middle, and
   the end-of-archive block: a cut anywhere before that block leaves an archive without its end
   (spec/pt-tar.md#pt-tar-members), except in the first header before its ustar magic (no tar file then);
-- ``pt-torchscript``: as ``pt-zip`` (a TorchScript archive is a zip file).
+- ``pt-torchscript``: as ``pt-zip`` (a TorchScript archive is a zip file);
+- ``t7-ascii``: the start of each line, where the next token would start, while a token is still to
+  come (spec/t7.md#t7-ascii; the bases hold one object, so no cut falls between two objects).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ BASES = {
     "pt-legacy": ["state-dict-mlp", "views-shared-storage", "python-containers"],
     "pt-tar": ["adv-tar-state-dict", "adv-tar-storage-views"],
     "pt-torchscript": ["torchscript-tiny"],
+    "t7-ascii": ["ascii-shared-storage-views"],
 }
 #: At most this many cuts per file (spread evenly over its boundaries).
 MAX_CUTS = 25
@@ -139,9 +142,15 @@ def tar_points(data: bytes) -> list[int]:
     return sorted(p for p in points if p <= pos and not 0 < p < TAR_MAGIC_END)
 
 
+def ascii_points(data: bytes) -> list[int]:
+    """Each line start of a text ``.t7`` file that some token still follows (spec/t7.md#t7-ascii)."""
+    end = len(data.rstrip())
+    return [0] + [i + 1 for i in range(end) if data[i:i + 1] == b"\n"]
+
+
 POINTS: dict[str, Callable[[bytes], list[int]]] = {
     "t7-binary": truncation_points, "pt-zip": zip_points, "pt-legacy": legacy_points, "pt-tar": tar_points,
-    "pt-torchscript": zip_points}
+    "pt-torchscript": zip_points, "t7-ascii": ascii_points}
 
 
 def spread(points: list[int], limit: int = MAX_CUTS) -> list[int]:
@@ -192,7 +201,8 @@ CUT_CASES = _cut_cases(CUTS)
 
 @pytest.mark.spec("canonical.md#canonical-error-codes", "canonical.md#canonical-reader-cli",
                   "t7.md#t7-stream", "t7.md#t7-limits", "pt-zip.md#pt-zip-container",
-                  "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes", "pt-tar.md#pt-tar-members")
+                  "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes", "pt-tar.md#pt-tar-members",
+                  "t7.md#t7-ascii")
 @pytest.mark.parametrize("case", CUT_CASES, ids=[c.id for c in CUT_CASES])
 def test_truncated(case: Case, suite) -> None:
     run = suite.result(case) if suite.gives(case) else None

@@ -166,3 +166,20 @@ def test_record_invariants(change: dict[str, bytes], expected: str) -> None:
 
 def test_a_persistent_id_that_names_nothing() -> None:
     assert code(archive(members({"w": Ref("99")}))) == "bad-reference"
+
+
+def test_storage_counts_are_little_endian_unless_a_big_endian_writer_says_so() -> None:
+    """spec/pt-tar.md#pt-tar-storages: torch reads the counts little-endian whatever sys_info says; a
+    0.1 writer on a big-endian host (sys_info little_endian False) wrote them big-endian, which is read
+    when the little-endian count runs past the member."""
+    good = members({"w": Ref("10"), "s": Ref("2")})
+    flag_false = {**good, "sys_info": _pickles({**SYS_INFO, "little_endian": False})}
+    swapped = flag_false["storages"].replace(struct.pack("<q", 12), struct.pack(">q", 12), 1)
+    swapped = swapped.replace(struct.pack("<q", 1) + struct.pack("<d", 2.5), struct.pack(">q", 1)
+                              + struct.pack("<d", 2.5), 1)
+    expected = read_bytes(archive(good)).objects[0]
+    for variant in (flag_false, {**flag_false, "storages": swapped}):
+        obj = read_bytes(archive(variant)).objects[0]
+        assert obj["w"].numpy().tolist() == expected["w"].numpy().tolist()
+        assert obj["s"].array().tolist() == [2.5]
+    assert code(archive({**good, "storages": swapped})) == "truncated"  # big-endian counts need the flag

@@ -16,6 +16,7 @@ from . import (
     stricter_rules,
     t7,
     tar,
+    tensor_runs,
     tensors,
     zip_lookup,
 )
@@ -27,6 +28,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "pickle-hardening": pickle_hardening.hardening_cases,
     "pickle-protocols": pickle_protocols.protocol_cases,
     "argument-checks": argument_checks.argument_cases,
+    "tensor-runs": tensor_runs.run_cases,
     "tensors": tensors.tensor_cases,
     "containers": containers.container_cases,
     "t7": t7.t7_cases,
@@ -43,6 +45,7 @@ MODULES: dict[str, str] = {
     "pickle_hardening.py": "pickle-hardening",
     "pickle_protocols.py": "pickle-protocols",
     "argument_checks.py": "argument-checks",
+    "tensor_runs.py": "tensor-runs",
     "tensors.py": "tensors",
     "containers.py": "containers",
     "t7.py": "t7",

@@ -366,6 +366,18 @@ def gadgets() -> list[AdvCase]:
                 canary=canary_path(n),
             )
         )
+    # a whole pickled module, as torch writes one: classes outside the allowlist, nothing that runs code
+    for fmt, legacy in (("pt-zip", False), ("pt-legacy", True)):
+        src = sources.torch_module(legacy)
+        out.append(AdvCase(
+            f"{fmt}/adv-whole-module-linear", src.data, ["unsafe-global"],
+            ["adv-unsafe-global", "whole-module", "parameter", "dtype-float32", "pickle-reduce",
+             "legacy-stream" if legacy else "zip-archive"],
+            ["pickle.md#pickle-globals", "canonical.md#canonical-inert",
+             "pt-legacy.md#pt-legacy-object" if legacy else "pt-zip.md#pt-zip-data-pkl"],
+            "the file unchanged: a whole nn.Linear pickled by torch.save, naming "
+            "torch.nn.modules.linear.Linear (and, in the legacy stream, a ('module', class, source_file, "
+            "source) persistent id); a strict reader refuses the class, an inert one describes it", src, GEN))
     return out
 
 

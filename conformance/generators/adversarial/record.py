@@ -2,10 +2,11 @@
 
 Each case is derived from a real writer's file where it can be (its :class:`Source`), names the spec
 anchors it enforces and the error codes the spec's judgement allows (spec/canonical.md#canonical-error-codes),
-and carries what real torch 2.13 said of it (``torchcheck``).  A ``reject`` case that torch's
-``weights_only=True`` loader accepts is tagged ``stricter-than-torch`` and must say why the spec is
-stricter (``why_stricter``): the generator stops otherwise.  An ``accept`` case is a hostile file torch
-loads: its ``expected.json`` is torch's own description of what ``weights_only=True`` loaded
+and carries what real torch 2.13 said of it (``torchcheck``).  Its judge is torch's
+``weights_only=True`` loader, or ``weights_only=False`` for a tar checkpoint (which ``weights_only=True``
+refuses unread).  A ``reject`` case that the judge accepts is tagged ``stricter-than-torch`` and must say
+why the spec is stricter (``why_stricter``): the generator stops otherwise.  An ``accept`` case is a
+hostile file torch loads: its ``expected.json`` is torch's own description of what the judge loaded
 (``torchcheck``, through generators/torch_describe.py), and the generator stops when torch refuses it.
 """
 

@@ -96,6 +96,23 @@ def torch_legacy() -> Source:
 
 
 @cache
+def torch_module(legacy: bool) -> Source:
+    """A whole ``nn.Linear(3, 2)`` (``torch.manual_seed(0)``) saved by torch, legacy or zip (its
+    serialization_id fixed)."""
+    import torch
+
+    torch.manual_seed(0)
+    buf = io.BytesIO()
+    kw = {"_use_new_zipfile_serialization": False} if legacy else {}
+    torch.save(torch.nn.Linear(3, 2), buf, **kw)
+    data = buf.getvalue() if legacy else rawzip.build(_fixed_id(buf.getvalue()))
+    call = "torch.manual_seed(0); torch.save(torch.nn.Linear(3, 2), f%s)" % (
+        ", _use_new_zipfile_serialization=False" if legacy else "")
+    return Source(data, f"a file written by {call} (not committed" + ("" if legacy else
+                  "; serialization_id fixed, members re-laid by rawzip.build") + ")", _torch_version())
+
+
+@cache
 def torch_script() -> Source:
     """A TorchScript archive (torch.jit.save of a scripted module with a buffer)."""
     import torch

@@ -266,6 +266,11 @@ def layout_cases() -> list[AdvCase]:
          tar_writer.archive(sd, size_field={"storages": bytes([0xFF]) + (2**88 - 16).to_bytes(11, "big")}),
          ["bad-container"], ["tar-base-256", "state-dict"], [],
          "the storages header's size field in base-256 form with first byte 0xff: a negative size (-16)")
+    le = {**sd, "sys_info": pickle.dumps({**tar_writer.SYS_INFO, "little_endian": False}, protocol=2)}
+    case("little-endian-false-little-endian-counts", tar_writer.archive(le), [],
+         ["state-dict", "dtype-float32"], [STORAGES, "pt-tar.md#pt-tar-sys-info"],
+         "the state-dict case with sys_info saying little_endian False over the same little-endian storage "
+         "counts: torch reads the counts little-endian whatever sys_info says")
     case("storage-types", tar_writer.tar_checkpoint(_storage_types()), [],
          ["bare-storage", "pickle-persistent-id", "dtype-float64", "dtype-float32", "dtype-float16",
           "dtype-bfloat16", "dtype-int64", "dtype-int32", "dtype-int16", "dtype-int8", "dtype-uint8",

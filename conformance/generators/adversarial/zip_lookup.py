@@ -69,6 +69,16 @@ def _zip64_sizes(extra_length: int, extra: bytes | None = None) -> bytes:
     return rawzip.build(ms)
 
 
+def _zip64_extra_after(first: bytes) -> bytes:
+    """torch's archive whose data/0 central entry gives its sizes as 0xFFFFFFFF, its extra area holding
+    the field ``first`` and then the zip64 extra field with both sizes."""
+    ms = sources.zip_members()
+    m = next(m for m in ms if m.name.endswith("/data/0"))
+    m.central = {"usize": 0xFFFFFFFF, "csize": 0xFFFFFFFF}
+    m.central_extra = first + struct.pack("<2H2Q", 1, 16, len(m.data), len(m.data))
+    return rawzip.build(ms)
+
+
 def _renamed(suffix: str, new: str, data: bytes | None = None) -> bytes:
     """torch's archive with the member ending in ``suffix`` renamed to end in ``new`` (and holding
     ``data``)."""
@@ -144,6 +154,33 @@ def zip_lookup_cases() -> list[AdvCase]:
     case("zip-zip64-extra-overlong", _zip64_sizes(24), ["bad-container"], ["zip-zip64-extra"],
          "the central entry of data/0 gives its sizes as 0xFFFFFFFF and its zip64 extra field announces 24 "
          "bytes where the extra area holds 16: an overlong extra field, which torch's miniz refuses")
+    ut = struct.pack("<2HBL", 0x5455, 5, 1, 1485049682)  # an extended-timestamp field (Info-ZIP "UT")
+    case("zip-zip64-extra-after-other-extra", _zip64_extra_after(ut), [], ["zip-zip64-extra"],
+         "the central entry of data/0 gives its sizes as 0xFFFFFFFF; its extra area holds a 9-byte "
+         "extended-timestamp field (0x5455) and then the 16-byte zip64 extra field that holds them: the "
+         "fields are walked in order")
+    case("zip-zip64-extra-after-overlong-extra", _zip64_extra_after(struct.pack("<2H", 0x5455, 40) + ut[4:]),
+         ["bad-container"], ["zip-zip64-extra"],
+         "the same with the extended-timestamp field announcing 40 bytes, past the extra area: the zip64 "
+         "field after it cannot be found")
+    # torch 2.13's miniz searches back from the end in 4,096-byte steps and fails (an unsigned underflow,
+    # OSError EINVAL) when the end record lies more than 4,096 bytes before the end and in the file's first
+    # 4,093 bytes: a 16 KiB gap after each member keeps it clear of that bug
+    longest, gap = b"C" * 0xFFFF, b"G" * 0x4000
+    case("zip-comment-longest", rawzip.build(sources.zip_members(), comment=longest, between=gap), [],
+         ["zip-extra-records"],
+         "an end record with a 65,535-byte comment (the longest), so that it starts 65,557 bytes before the "
+         "end of the file, the lowest position a reader searches (16 KiB gaps after the members: torch's "
+         "miniz fails on a valid archive whose end record sits that far back within its first 4,093 bytes)")
+    case("zip-end-record-before-search-window",
+         rawzip.build(sources.zip_members(), comment=longest, between=gap) + b"C",
+         ["truncated", "bad-container"], ["zip-extra-records"],
+         "the same with one more byte after the comment: no end record starts in the last 65,557 bytes, "
+         "which are all a reader searches",
+         "torch's miniz searches back in 4,096-byte steps and stops only after a whole step past 65,557 "
+         "bytes, so it also finds end records a few KiB further back, a reach set by its buffer size; the "
+         "ZIP specification puts the record and its comment at the end of the file, so one further back "
+         "than the longest comment allows ends no archive")
     lookup = ("pt-zip.md#pt-zip-records",)
     case("zip-name-upper-case-data-pkl", _renamed("/data.pkl", "/DATA.PKL"), [], [],
          "torch's archive with its data.pkl member named DATA.PKL (no other): torch's lookup ignores ASCII "

@@ -214,7 +214,9 @@ def _read_storages(buf: memoryview, m: TarMember, header: Machine, objects: dict
             raise FormatError("bad-reference", at, f"storage header names {quote(stype)}, not a storage type")
         if pos + 8 > end:
             raise FormatError("truncated", pos, "storage count reaches past the member")
-        numel = int.from_bytes(buf[pos:pos + 8], "little" if little_endian else "big")
+        numel = int.from_bytes(buf[pos:pos + 8], "little")  # as torch reads it, whatever sys_info says
+        if not little_endian and pos + 8 + numel * dtype.itemsize > end:  # 0.1 on a big-endian host
+            numel = int.from_bytes(buf[pos:pos + 8], "big")
         nbytes = numel * dtype.itemsize
         if pos + 8 + nbytes > end:
             raise FormatError("truncated", pos, f"storage {key} of {numel} elements reaches past the member")
