@@ -59,7 +59,7 @@ def rss():
 
 if kind.startswith("torchfmt"):
     import torchfmt
-    from torchfmt.flat import arrays
+    from torchfmt.tools.flat import arrays
     if kind == "torchfmt.load":
         load = torchfmt.load
         values = lambda obj: arrays(obj).values()

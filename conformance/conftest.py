@@ -9,6 +9,13 @@ started in a small thread pool as soon as collection ends (each run is a subproc
 keep two cores busy); the self-tests run first, meanwhile, and each case's test then waits for its own
 run and judges it.  The run's header says which
 tiers ran, and its end shows the reader's results per format and category.
+
+A reader that declares a batch mode (harness/readers.py; ``--reader-batch`` for a command, or to run the
+reference reader so) is started once per run in flight and answers case after case
+(spec/canonical.md#canonical-reader-batch, harness/batch.py); ``--per-process`` runs it one process per
+file instead.  In batch mode a random sample of the cases (``--batch-recheck``, seed ``--batch-seed``; with
+``--batch-recheck-failures`` every failure too) also runs one process per file, and a case whose two
+verdicts differ fails, saying both.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import importlib.util
 import json
 import os
 import queue
+import random
 import sys
 import time
 import zlib
@@ -29,6 +37,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import readers, warm  # noqa: E402
+from harness.batch import BatchSession  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
 from harness.verdict import Verdict, judge  # noqa: E402
@@ -59,18 +68,51 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--cold", action="store_true",
                 help="run the reference reader as a new `python -m torchfmt dump` process for every case "
                      "(default: a warm start for most cases, harness/warm.py, and the command for a sample)")
+    g.addoption("--reader-batch", action="store_true",
+                help="run the reader in batch mode (spec/canonical.md#canonical-reader-batch): a --reader "
+                     "command is then started as it is and speaks the protocol; a named reader runs its "
+                     "declared batch command (the default for adapters that declare one)")
+    g.addoption("--per-process", action="store_true",
+                help="run one process per file even for a reader that declares a batch mode")
+    g.addoption("--batch-recheck", default=str(BATCH_RECHECK), metavar="N|all",
+                help=f"in batch mode, rerun this many cases picked at random (default {BATCH_RECHECK}; all: "
+                     "every case) one process per file; a case whose verdicts differ fails")
+    g.addoption("--batch-recheck-failures", action="store_true",
+                help="in batch mode, also rerun every failed case one process per file")
+    g.addoption("--batch-seed", type=int, default=None, metavar="SEED",
+                help="the seed that picks the --batch-recheck sample (default: a new one, in the header)")
     g.addoption("--self-tests", action="store_true",
                 help="with --reader other than reference, also run the harness's own self-tests")
 
 
 #: One case in this many runs the real ``python -m torchfmt dump`` command even with the warm start.
 COLD_SAMPLE = 16
+#: Cases rerun one process per file in batch mode, by default.
+BATCH_RECHECK = 20
 
 
 def cold_sample(path: Path) -> bool:
     """Whether the file at ``path`` is in the sample run by the command (fixed by its name)."""
     return zlib.crc32(str(path.name if path.parent.name == "" else f"{path.parent.name}/{path.name}")
                       .encode()) % COLD_SAMPLE == 0
+
+
+def batch_command(reader: readers.Reader, config: pytest.Config) -> list[str] | None:
+    """The batch command the reader runs with, or ``None`` for one process per file: a named reader's
+    declared one unless ``--per-process`` (the reference reader's only with ``--reader-batch``); a command
+    given to ``--reader`` is one with ``--reader-batch``."""
+    if config.getoption("--per-process"):
+        if config.getoption("--reader-batch"):
+            raise pytest.UsageError("--reader-batch and --per-process exclude each other")
+        return None
+    asked = config.getoption("--reader-batch")
+    if reader.name not in readers.names():  # a command line
+        return list(reader.command) if asked else None
+    if reader.batch is None:
+        if asked:
+            raise pytest.UsageError(f"--reader-batch: the reader {reader.name!r} declares no batch mode")
+        return None
+    return reader.batch if asked or not reader.is_reference else None
 
 
 def _split(values: list[str]) -> list[str]:
@@ -101,12 +143,41 @@ class Suite:
         #: Warm servers for the reference reader, one per run in flight (harness/warm.py).
         self.warm: queue.Queue[warm.WarmServer] | None = None
         self.warm_servers: list[warm.WarmServer] = []
-        if self.reader.is_reference and warm.available() and not config.getoption("--cold"):
+        #: The command of the reader's batch mode, when it runs in one (harness/batch.py).
+        self.batch = batch_command(self.reader, config)
+        self.sessions: queue.Queue[BatchSession] = queue.Queue()
+        self.batch_sessions: list[BatchSession] = []
+        recheck = str(config.getoption("--batch-recheck"))
+        self.recheck_count = None if recheck == "all" else int(recheck)
+        self.recheck_failures = bool(config.getoption("--batch-recheck-failures"))
+        seed = config.getoption("--batch-seed")
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(1 << 32)
+        #: Per-process runs of the cases rechecked, and what the rechecks found.
+        self.rechecks: dict[str, Future[Run]] = {}
+        self.rechecked: list[str] = []
+        self.differ: list[str] = []
+        if self.reader.is_reference and warm.available() and not config.getoption("--cold") \
+                and self.batch is None:
             self.warm = queue.Queue()
         self.futures: dict[str, Future[Run]] = {}
         self.results: list[dict[str, Any]] = []
 
     def run(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
+        if self.batch is not None:
+            try:
+                session = self.sessions.get_nowait()
+            except queue.Empty:
+                session = BatchSession(self.batch, time_limit=self.time_limit, memory_limit=self.memory_limit,
+                                       extra_env=self.reader.env)
+                self.batch_sessions.append(session)
+            try:
+                return session.run(path, hints, canaries=canaries)
+            finally:
+                self.sessions.put(session)
+        return self.run_process(path, hints, canaries)
+
+    def run_process(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
+        """One process for the file (the reference reader: warm, but for a sample, harness/warm.py)."""
         if self.warm is None or cold_sample(path):
             return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
                               memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env)
@@ -142,17 +213,52 @@ class Suite:
             if self.reader.declined_fails:
                 return Verdict("fail", f"the reference reader may not decline {case.format}", "declined")
             return Verdict("declined", f"declined: the whole {case.format} format (--declines)")
+        verdict = self.judge_run(case, run)
+        if self.batch is None or run is None:
+            return verdict
+        rerun = self.rechecks.pop(case.id, None)
+        if rerun is None and self.recheck_failures and verdict.outcome == "fail":
+            rerun = self.pool_submit(self.run_process, case.path, case.hints, (CANARY, *case.canaries))
+        if rerun is None:
+            return verdict
+        alone = rerun.result()
+        self.rechecked.append(case.id)
+        return self.agree(case, verdict, run, self.judge_run(case, alone), alone)
+
+    def judge_run(self, case: Case, run: Run | None) -> Verdict:
         return judge(case, run, declined_fails=self.reader.declined_fails, inert=self.reader.inert,
                      trusted_only=self.reader.trusted_only, unexpressed=self.reader.unexpressed)
+
+    def agree(self, case: Case, batch: Verdict, run: Run, alone: Verdict, alone_run: Run) -> Verdict:
+        """The batch verdict when the per-process run of the case judges the same (outcome, kind and code),
+        else a failure that shows both."""
+        if (batch.outcome, batch.kind, run.code) == (alone.outcome, alone.kind, alone_run.code):
+            return batch
+        self.differ.append(case.id)
+        def first(v: Verdict) -> str:
+            return v.detail.splitlines()[0][:300] if v.detail else ""
+
+        return Verdict("fail", f"the batch answer and one process per file judge differently (answers must "
+                               f"not depend on order, spec/canonical.md#canonical-reader-batch): batch "
+                               f"{batch.outcome}/{batch.kind} ({first(batch)}); one process per file "
+                               f"{alone.outcome}/{alone.kind} ({first(alone)})", "batch-differs")
+
+    def pool_submit(self, fn: Any, *args: Any) -> Future[Run]:
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="reader")
+        return self.pool.submit(fn, *args)
 
     def prefetch(self, cases: list[Case]) -> None:
         runnable = [c for c in cases if self.gives(c) and c.id not in self.futures]
         if not runnable:
             return
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="reader")
         for c in runnable:
-            self.futures[c.id] = self.pool.submit(self.run, c.path, c.hints, (CANARY, *c.canaries))
+            self.futures[c.id] = self.pool_submit(self.run, c.path, c.hints, (CANARY, *c.canaries))
+        if self.batch is not None:  # the sample rerun one process per file, after the batch runs
+            count = len(runnable) if self.recheck_count is None else min(self.recheck_count, len(runnable))
+            for c in random.Random(self.seed).sample(sorted(runnable, key=lambda c: c.id), count):
+                self.rechecks[c.id] = self.pool_submit(self.run_process, c.path, c.hints,
+                                                       (CANARY, *c.canaries))
 
     def result(self, case: Case) -> Run:
         future = self.futures.pop(case.id, None)
@@ -174,6 +280,20 @@ class Suite:
             self.pool.shutdown(wait=True, cancel_futures=True)
         for server in self.warm_servers:
             server.close()
+        for session in self.batch_sessions:
+            session.close()
+
+    def batch_line(self) -> str:
+        """What batch mode did: requests, processes, restarts, and the rechecks one process per file."""
+        if self.batch is None:
+            return ""
+        requests = sum(s.requests for s in self.batch_sessions)
+        starts = sum(s.starts for s in self.batch_sessions)
+        restarts = sum(s.restarts for s in self.batch_sessions)
+        verdict = f"{len(self.differ)} differ: {', '.join(self.differ[:10])}" if self.differ else "all agree"
+        return (f"batch mode: {requests} requests, {starts} processes started ({restarts} requests ended "
+                f"one); "
+                f"{len(self.rechecked)} cases rerun one process per file (seed {self.seed}): {verdict}")
 
     def table(self) -> dict[tuple[str, str], dict[str, int]]:
         """(format, category or corpus) -> outcome -> count, over the cases run so far."""
@@ -194,7 +314,8 @@ class Suite:
             into = by_format.setdefault(fmt, {})
             for outcome, n in row.items():
                 into[outcome] = into.get(outcome, 0) + n
-        doc = {"reader": self.reader.name, "command": self.reader.command,
+        doc = {"reader": self.reader.name, "command": self.batch or self.reader.command,
+               "mode": "batch" if self.batch else "per-process",
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "counts": counts,
                "counts_by_format": dict(sorted(by_format.items())),
                **extra, "results": sorted(self.results, key=lambda r: r["id"])}
@@ -214,6 +335,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """The reader, at the top of the run (the tiers are counted once the cases are collected)."""
     suite = config.stash[_SUITE]
+    if suite.batch is not None:
+        sample = "every case" if suite.recheck_count is None else f"{suite.recheck_count} cases"
+        return [f"torchfmt conformance: reader {suite.reader.name!r} in batch mode "
+                f"({' '.join(suite.batch)}); "
+                f"{sample} rerun one process per file (--batch-seed {suite.seed})"
+                + (", and every failure" if suite.recheck_failures else "")]
     return [f"torchfmt conformance: reader {suite.reader.name!r} ({' '.join(suite.reader.command)})"]
 
 
@@ -287,6 +414,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         for k in total:
             total[k] += row.get(k, 0)
     tr.write_line(f"{'all':<16} {'':<9} {total['pass']:>6} {total['fail']:>6} {total['declined']:>9}")
+    if suite.batch is not None:
+        tr.write_line(suite.batch_line())
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -14,7 +14,11 @@ Boundaries, found from the file's own layout (never by reading it with torchfmt)
   the file (spec/pt-zip.md#pt-zip-container);
 - ``pt-legacy``: the start of each of the five pickles and a few opcodes of the object pickle (listed
   with :func:`pickletools.genops`, never loaded), each storage's count and data, and the middle of the
-  last storage (spec/pt-legacy.md#pt-legacy-storages, spec/pickle.md#pickle-opcodes).
+  last storage (spec/pt-legacy.md#pt-legacy-storages, spec/pickle.md#pickle-opcodes);
+- ``pt-tar``: each 512-byte header, the middle of each header, each member's data start and middle, and
+  the end-of-archive block: a cut anywhere before that block leaves an archive without its end
+  (spec/pt-tar.md#pt-tar-members), except in the first header before its ustar magic (no tar file then);
+- ``pt-torchscript``: as ``pt-zip`` (a TorchScript archive is a zip file).
 """
 
 from __future__ import annotations
@@ -38,12 +42,15 @@ BASES = {
     "t7-binary": ["long8-tensor-double-t", "table-nested", "nn-sequential-float", "shared-storage-views"],
     "pt-zip": ["state-dict-mlp", "storage-offset", "python-containers"],
     "pt-legacy": ["state-dict-mlp", "views-shared-storage", "python-containers"],
+    "pt-tar": ["adv-tar-state-dict", "adv-tar-storage-views"],
+    "pt-torchscript": ["torchscript-tiny"],
 }
 #: At most this many cuts per file (spread evenly over its boundaries).
 MAX_CUTS = 25
 #: Opcode boundaries of a legacy file's object pickle that are cut (spread evenly).
 OBJECT_OPCODES = 5
 EOCD, ZIP64_LOCATOR, ZIP64_EOCD = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
+TAR_BLOCK, TAR_MAGIC_END = 512, 265
 
 
 def zip_points(data: bytes) -> list[int]:
@@ -118,8 +125,23 @@ def legacy_points(data: bytes) -> list[int]:
     return sorted(p for p in points if p < len(data))
 
 
+def tar_points(data: bytes) -> list[int]:
+    """Each header and its middle, each member's data start and middle, and the end-of-archive block,
+    found from the headers' octal size fields (spec/pt-tar.md#pt-tar-members)."""
+    points = set()
+    pos = 0
+    while data[pos:pos + TAR_BLOCK] != bytes(TAR_BLOCK):
+        size = int(data[pos + 124:pos + 136].rstrip(b"\0 ") or b"0", 8)
+        points.update((pos, pos + TAR_BLOCK // 2, pos + TAR_BLOCK, pos + TAR_BLOCK + size // 2))
+        pos += TAR_BLOCK + -(-size // TAR_BLOCK) * TAR_BLOCK
+    points.add(pos)
+    # a cut of the first header before its ustar magic ends is no tar file (canonical-detect): left out
+    return sorted(p for p in points if p <= pos and not 0 < p < TAR_MAGIC_END)
+
+
 POINTS: dict[str, Callable[[bytes], list[int]]] = {
-    "t7-binary": truncation_points, "pt-zip": zip_points, "pt-legacy": legacy_points}
+    "t7-binary": truncation_points, "pt-zip": zip_points, "pt-legacy": legacy_points, "pt-tar": tar_points,
+    "pt-torchscript": zip_points}
 
 
 def spread(points: list[int], limit: int = MAX_CUTS) -> list[int]:
@@ -170,7 +192,7 @@ CUT_CASES = _cut_cases(CUTS)
 
 @pytest.mark.spec("canonical.md#canonical-error-codes", "canonical.md#canonical-reader-cli",
                   "t7.md#t7-stream", "t7.md#t7-limits", "pt-zip.md#pt-zip-container",
-                  "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes")
+                  "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes", "pt-tar.md#pt-tar-members")
 @pytest.mark.parametrize("case", CUT_CASES, ids=[c.id for c in CUT_CASES])
 def test_truncated(case: Case, suite) -> None:
     run = suite.result(case) if suite.gives(case) else None

@@ -6,7 +6,8 @@
 read as data), exit 2 ``unsupported: <feature>`` for what it declines.  Its own bugs keep the contract
 (spec/canonical.md#canonical-reader-cli): an unexpected exception is exit 2 ``unsupported: internal-error
 (...; a reader bug)``, a MemoryError or RecursionError exit 1 ``limit-exceeded``, an unreadable path exit 2
-``unsupported: unreadable-path``.  It never imports torchfmt: every byte layout is
+``unsupported: unreadable-path``; ``--batch`` answers file after file in one process
+(spec/canonical.md#canonical-reader-batch).  It never imports torchfmt: every byte layout is
 read by ksy/generated/ (the grammars of ksy/*.ksy), and the package ``kaitai/`` beside this file holds
 only what a grammar cannot say: the pickle stack machine (pickle_vm.py) and the allowlisted rebuild
 functions (rebuild.py), the .t7 reference table and detection (t7.py), the .pt containers' semantics
@@ -153,5 +154,12 @@ def main(argv: list[str]) -> int:
     return status
 
 
+def batch() -> int:
+    """``--batch``: the same command on request after request (spec/canonical.md#canonical-reader-batch)."""
+    import batch_protocol
+
+    return batch_protocol.serve(lambda path: main([sys.argv[0], path]))
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(batch() if sys.argv[1:] == ["--batch"] else main(sys.argv))

@@ -7,7 +7,8 @@ stderr line ``<code>: <message>``, the code the closest of the closed set (read 
 reference_impl/torchfmt/errors.py, not imported).  It declines (exit 2) what torch cannot or will not
 read safely: Lua Torch ``.t7`` files, TorchScript archives (``weights_only=True`` refuses them; set
 ``TORCHFMT_TORCH_JIT=1`` to read them with ``torch.jit.load``, which compiles the archive's code) and
-values with no version-0 form (nested tensors, storages on the meta device).
+values with no version-0 form (nested tensors, storages on the meta device).  ``torch_reader.py --batch``
+answers file after file in one process (spec/canonical.md#canonical-reader-batch).
 
 Other adapters reuse it with a parameter: ``torch113`` runs this file under Debian's Python and torch 1.13,
 ``torch-full`` calls :func:`main` with ``weights_only=False`` (trusted files only: the pickle's globals are
@@ -115,5 +116,14 @@ def main(argv: list[str], *, weights_only: bool = True) -> int:
     return 0
 
 
+def batch(*, weights_only: bool = True) -> int:
+    """``--batch``: the same command on request after request (spec/canonical.md#canonical-reader-batch),
+    torch imported once."""
+    import batch_protocol
+    import torch  # noqa: F401
+
+    return batch_protocol.serve(lambda path: main([sys.argv[0], path], weights_only=weights_only))
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(batch() if sys.argv[1:] == ["--batch"] else main(sys.argv))

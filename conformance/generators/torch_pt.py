@@ -296,6 +296,15 @@ def _empty() -> dict[str, torch.Tensor]:
             "empty_middle": torch.ones(2, 0, 4, dtype=torch.float16)}
 
 
+@recipe("empty-storage-shared-key", spec=("tensors.md#tensors-storage-identity",),
+        notes="an empty int16 storage named by three tensors (the tensor, its .t() and a column slice): "
+              "every persistent id names one key, and torch loads a storage for each (it keeps no empty "
+              "storage)")
+def _empty_shared() -> dict[str, torch.Tensor]:
+    z = torch.zeros(0, 4, dtype=torch.int16)
+    return {"z": z, "t": z.t(), "cols": z[:, 1:3], "again": z}
+
+
 @recipe("large-float32", features=("contiguous",), notes="256 KiB of float32")
 def _large() -> torch.Tensor:
     return torch.randn(256, 256)
@@ -490,6 +499,11 @@ def _bytes() -> dict[str, Any]:
     return {"empty": b"", "binary": bytes(range(256)), "short": b"\x00\xff", "bytearray": bytearray(b"abc")}
 
 
+recipe("python-bytes-protocol-5", protocol=5, features=("pickle-bytes", "pickle-protocol-5"),
+       spec=("pickle.md#pickle-protocols", "pickle.md#pickle-opcodes"),
+       notes="protocol 5: the bytearray is one BYTEARRAY8 opcode (protocol 5), bytes SHORT_BINBYTES")(_bytes)
+
+
 @recipe("python-containers")
 def _containers() -> dict[Any, Any]:
     return {"tuple": (1, "two", 3.0), "empty_tuple": (), "list": [1, [2, [3, []]]], "empty_list": [],
@@ -555,6 +569,25 @@ def _mixed() -> dict[str, Any]:
 
 for _p in (1, 3, 4, 5):
     recipe(f"protocol-{_p}", protocol=_p, features=(f"pickle-protocol-{_p}",))(_mixed)
+
+
+def _negative_ints() -> dict[str, Any]:
+    return {"minus_five": -5, "int32_min": -2**31, "below_int32": -2**31 - 1, "neg_2_40": -2**40,
+            "neg_2_70": -2**70, "zero": 0, "list": [-1, -300, -70000]}
+
+
+recipe("negative-ints-protocol-0", protocol=0, features=("pickle-protocol-0", "pickle-int-large"),
+       spec=("pickle.md#pickle-number-text",),
+       notes="no tensor (torch 2.13 cannot load the text persistent ids of protocol 0): Python's pickler "
+             "writes each int as text, INT '-5' and LONG '-1099511627776L' and so on")(_negative_ints)
+
+
+@recipe("negative-ints-protocol-1", protocol=1, features=("pickle-protocol-1", "pickle-int-large"),
+        spec=("pickle.md#pickle-number-text",),
+        notes="protocol 1 writes ints that fit 32 bits as BININT and the others as text LONG "
+              "('-1099511627776L')")
+def _negative_ints_1() -> dict[str, Any]:
+    return {**_negative_ints(), "tensor": torch.tensor([-1, 2], dtype=torch.int64)}
 
 
 @recipe("zip-root-name-from-path", formats=("pt-zip",), save="path",

@@ -17,7 +17,10 @@ under ``conformance/adapters/`` (spec/canonical.md#canonical-reader-cli):
     without a new interpreter per file (harness/warm.py; the matrix and ``--reader`` always run the
     command): ``preload`` (modules imported once), ``python`` (the interpreter ``run.py`` hands the file
     to, default the suite's; started without ``PYTHONPATH``), ``script`` (what that interpreter runs,
-    relative to the folder, default ``run.py``);
+    relative to the folder, default ``run.py``); optional ``batch``: the arguments that make ``run.py`` a
+    batch process (``[--batch]``), answering file after file on one line each
+    (spec/canonical.md#canonical-reader-batch; harness/batch.py): the suite and the matrix then run it so,
+    unless ``--per-process`` is given;
   - ``setup``: an idempotent script that installs or builds the reader (outside the project tree, under
     ``$TORCHFMT_ADAPTERS_HOME``, default ``~/.cache/torchfmt/adapters``) and exits non-zero, saying why
     in one line, when it can't; every run of ``run.py`` gets ``TORCHFMT_ADAPTERS_HOME`` set (its ``HOME``
@@ -25,7 +28,10 @@ under ``conformance/adapters/`` (spec/canonical.md#canonical-reader-cli):
   - ``run.py``: the contract command, run with the suite's Python; ``run.py --probe`` prints the wrapped
     reader's version and exits 0 when it is installed, or prints why not and exits 1.
 
-Anything else is a command line, split like a shell would, to which the suite appends the file's path.
+Anything else is a command line, split like a shell would, to which the suite appends the file's path
+(with ``--reader-batch``: a command that speaks the batch protocol itself, started as it is).  The
+reference reader's batch command is ``python -m torchfmt dump --batch``; ``torch_reader.py`` and
+``kaitai_reader.py`` take ``--batch``.
 """
 
 from __future__ import annotations
@@ -45,7 +51,8 @@ from .vocabulary import CONFORMANCE
 ADAPTERS_DIR = CONFORMANCE / "adapters"
 SINGLE_FILE = {"torch": ADAPTERS_DIR / "torch_reader.py",
                "kaitai": ADAPTERS_DIR / "kaitai_reader.py"}
-META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "unexpressed", "notes", "warm"}
+META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "unexpressed", "notes", "warm",
+             "batch"}
 WARM_KEYS = {"preload", "python", "script"}
 PROBE_SECONDS = 120
 
@@ -86,6 +93,8 @@ class Reader:
     env: dict[str, str] = field(default_factory=dict)
     #: A warm start for the adapter's self-tests (adapter.yaml ``warm``, its script made absolute).
     warm: dict[str, Any] | None = None
+    #: The command that runs the reader in batch mode (spec/canonical.md#canonical-reader-batch), if any.
+    batch: list[str] | None = None
 
     @property
     def declined_fails(self) -> bool:
@@ -131,12 +140,14 @@ def probe(name: str) -> tuple[bool, str]:
 def resolve(spec: str) -> Reader:
     """``reference``, an adapter's name, or a command line."""
     if spec == "reference":
-        return Reader("reference", [sys.executable, "-m", "torchfmt", "dump"], True, env=reference_env())
+        command = [sys.executable, "-m", "torchfmt", "dump"]
+        return Reader("reference", command, True, env=reference_env(), batch=[*command, "--batch"])
     if spec in SINGLE_FILE:
         adapter = SINGLE_FILE[spec]
         if not adapter.is_file():
             raise UnknownReader(f"--reader {spec}: the adapter {adapter} does not exist (yet)")
-        return Reader(spec, [sys.executable, str(adapter)], False)
+        command = [sys.executable, str(adapter)]
+        return Reader(spec, command, False, batch=[*command, "--batch"])
     folders = folder_adapters()
     if spec in folders:
         installed, why = probe(spec)
@@ -148,10 +159,15 @@ def resolve(spec: str) -> Reader:
         if warm is not None:
             warm = {"preload": list(warm.get("preload") or ()), "python": warm.get("python"),
                     "script": str((folders[spec] / warm.get("script", "run.py")).resolve())}
-        return Reader(spec, [sys.executable, str(folders[spec] / "run.py")], False,
+        command = [sys.executable, str(folders[spec] / "run.py")]
+        batch = meta.get("batch")
+        if batch is not None and not (isinstance(batch, list) and all(isinstance(a, str) for a in batch)):
+            raise UnknownReader(f"{folders[spec] / 'adapter.yaml'}: batch must be a list of arguments")
+        return Reader(spec, command, False,
                       inert=bool(meta.get("inert")), trusted_only=bool(meta.get("trusted_only")),
                       unexpressed=frozenset(meta.get("unexpressed") or ()),
-                      env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())}, warm=warm)
+                      env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())}, warm=warm,
+                      batch=None if batch is None else [*command, *batch])
     command = shlex.split(spec)
     if not command:
         raise UnknownReader("--reader: empty command")

@@ -168,9 +168,11 @@ def _limits(memory_limit: int) -> None:
 PRLIMIT = shutil.which("prlimit")
 
 
-def _popen(command: Sequence[str], work: Path, env: Mapping[str, str], memory_limit: int) -> Any:
-    """Start ``command`` as a run: stdin closed, both outputs piped, its own session, the limits."""
-    io = {"stdin": subprocess.DEVNULL, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+def _popen(command: Sequence[str], work: Path, env: Mapping[str, str], memory_limit: int, *,
+           stdin: int = subprocess.DEVNULL) -> Any:
+    """Start ``command`` as a run: stdin closed (a batch process's: a pipe, harness/batch.py), both outputs
+    piped, its own session, the limits."""
+    io = {"stdin": stdin, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     # prlimit only for a command it can exec: one that cannot start must fail here, as without it
     if PRLIMIT is not None and shutil.which(command[0], path=env.get("PATH")) is not None:
         return subprocess.Popen([PRLIMIT, f"--as={memory_limit}", "--core=0", "--", *command], **io, cwd=work,
@@ -192,18 +194,32 @@ def _ends(lines: list[str], width: int = 200) -> str:
     return " | ".join(repr(x) if x != "..." else x for x in shown)
 
 
-def check_output(run: Run) -> None:
-    """Classify a finished run by the contract's rules for its exit status."""
-    out, err = run.stdout, run.stderr
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
+def check_status(run: Run) -> bool:
+    """Whether the run ended with one of the contract's three statuses (else it is a ``crash``)."""
     if run.status is None:
-        return
+        return False
     if run.status < 0:
-        run.broken("crash", f"killed by signal {-run.status} ({signal.Signals(-run.status).name})")
-        return
+        run.broken("crash", f"killed by signal {-run.status} ({signal_name(-run.status)})")
+        return False
     if run.status not in (0, 1, 2):
-        line = err.decode("utf-8", "replace").strip().splitlines()
+        line = run.stderr.decode("utf-8", "replace").strip().splitlines()
         run.broken("crash", f"exit status {run.status} (only 0, 1, 2 are allowed)"
                             + (f"; stderr: {_ends(line)}" if line else ""))
+        return False
+    return True
+
+
+def check_output(run: Run) -> None:
+    """Classify a finished run by the contract's rules for its exit status."""
+    out = run.stdout
+    if not check_status(run):
         return
     if run.status == 0:
         try:
@@ -218,6 +234,12 @@ def check_output(run: Run) -> None:
         return
     if out:
         run.broken("output", f"exit {run.status} but stdout is not empty ({len(out)} bytes)")
+    check_error_line(run)
+
+
+def check_error_line(run: Run) -> None:
+    """The one stderr line of a run that ended with status 1 or 2: ``<code>: ...`` or ``unsupported: ...``."""
+    err = run.stderr
     try:
         text = err.decode("utf-8")
     except UnicodeDecodeError:
@@ -246,6 +268,46 @@ def check_output(run: Run) -> None:
         run.outcome = "broken"
 
 
+def run_env(work: Path, hints: Mapping[str, Any] | None,
+            extra_env: Mapping[str, str] | None) -> dict[str, str]:
+    """A run's environment: the harness's, ``HOME``/``TMPDIR`` its folder, :data:`START_ENV`, the case's
+    hints (and no other ``TORCHFMT_T7_*``), then the reader's own (``extra_env``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHFMT_T7_")}
+    env.update(HOME=str(work), TMPDIR=str(work), TMP=str(work), TEMP=str(work), **START_ENV)
+    env.update(hint_env(hints or {}))
+    env.update(extra_env or {})
+    return env
+
+
+class Watch:
+    """What a run must leave alone, marked as it starts: the canaries, ``conformance/`` (by the kernel
+    where it can, harness/fswatch.py) and the other ``folders`` (snapshotted; ``work`` left out)."""
+
+    def __init__(self, folders: Sequence[Path], work: Path, canaries: Sequence[Path]) -> None:
+        self.work = work
+        self.marks = canary_marks(canaries)
+        self.tree = tree_watch()
+        self.folders = list(folders)
+        if self.tree is not None:  # conformance/ is watched by the kernel; the rest is snapshotted
+            self.folders = [p for p in self.folders if not p.is_relative_to(CONFORMANCE)]
+            self.mark = self.tree.mark()
+        self.before = snapshot(self.folders, skip=work)
+
+    def check(self, run: Run) -> None:
+        """Add the run's side effects and touched canaries to its problems (a canary outranks the rest)."""
+        changes = snapshot_changes(self.before, snapshot(self.folders, skip=self.work))
+        if self.tree is not None:
+            changes += self.tree.since(self.mark)
+        if changes:
+            run.broken("side-effect",
+                       "side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
+        for canary in canaries_touched(self.marks):
+            run.breakage = "code-ran"  # outranks whatever else broke
+            run.problems.append(f"the canary {canary} was touched: the reader ran code from the file")
+        if run.problems:
+            run.outcome = "broken"
+
+
 def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | None = None, *,
                time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
                watch: Sequence[Path] = (), extra_env: Mapping[str, str] | None = None,
@@ -261,18 +323,9 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     parent = Path(tempfile.mkdtemp(prefix="torchfmt-run-"))
     work = parent / "tmp"
     work.mkdir()
-    watched = [parent, path.parent, CONFORMANCE, *map(Path, watch)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHFMT_T7_")}
-    env.update(HOME=str(work), TMPDIR=str(work), TMP=str(work), TEMP=str(work), **START_ENV)
-    env.update(hint_env(hints or {}))
-    env.update(extra_env or {})
+    env = run_env(work, hints, extra_env)
     command = [*reader, str(path)]
-    marks = canary_marks(canaries)
-    tree = tree_watch()
-    if tree is not None:  # conformance/ is watched by the kernel; the rest is snapshotted
-        watched = [p for p in watched if not p.is_relative_to(CONFORMANCE)]
-        mark = tree.mark()
-    before = snapshot(watched, skip=work)
+    watched = Watch([parent, path.parent, CONFORMANCE, *map(Path, watch)], work, canaries)
     start = time.monotonic()
     timed_out = False
     try:
@@ -297,21 +350,11 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
         except ProcessLookupError:
             pass
     seconds = time.monotonic() - start
-    after = snapshot(watched, skip=work)
     run = Run(command, proc.returncode, stdout, stderr, seconds)
     if timed_out:
         run.broken("timeout", f"time limit of {time_limit:g} s exceeded")
     else:
         check_output(run)
-    changes = snapshot_changes(before, after)
-    if tree is not None:
-        changes += tree.since(mark)
-    if changes:
-        run.broken("side-effect", "side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
-    for canary in canaries_touched(marks):
-        run.breakage = "code-ran"  # outranks whatever else broke
-        run.problems.append(f"the canary {canary} was touched: the reader ran code from the file")
-    if run.problems:
-        run.outcome = "broken"
+    watched.check(run)
     shutil.rmtree(parent, ignore_errors=True)
     return run

@@ -24,17 +24,17 @@ _BRACKETS = re.compile(r"[\[\]{}]")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def _too_deep(text: str) -> bool:
+def _too_deep(text: str, depth: int = DEPTH) -> bool:
     """Whether the text's arrays and objects nest more than DEPTH deep (as far as the parser would go).
 
     The parser recurses in C once per level and Python's recursion limit is its only brake; that limit
     is one per process, so while another thread holds it raised (torchfmt.recursion) a document nested
     past it could run the C stack out and crash the harness.  Counting first makes the text's own depth
     the bound.  Strings are skipped as the parser's left-to-right scan skips them."""
-    if text.count("[") + text.count("{") <= DEPTH:
+    if text.count("[") + text.count("{") <= depth:
         return False  # cannot nest deeper: the common case, two C scans
     levels = [_STEP[b] for b in _BRACKETS.findall(_STRING.sub("", text))]
-    return max(itertools.accumulate(levels)) > DEPTH
+    return max(itertools.accumulate(levels)) > depth
 
 
 class JSONError(ValueError):
@@ -54,17 +54,19 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def loads(text: str | bytes) -> Any:
-    """Parse ``text`` as exactly one JSON document, or raise :class:`JSONError`."""
+def loads(text: str | bytes, wrapped: int = 0) -> Any:
+    """Parse ``text`` as exactly one JSON document, or raise :class:`JSONError`.  ``wrapped``: levels the
+    text adds around a description (a batch answer holds it in one object, harness/batch.py), allowed on
+    top of :data:`DEPTH`."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as e:
             raise JSONError(f"not UTF-8: {e}") from None
-    if _too_deep(text):
+    if _too_deep(text, DEPTH + wrapped):
         raise JSONError(f"JSON nested too deeply to parse (more than {DEPTH} levels)")
     try:
-        with recursion_limit(DEPTH + 1_000):
+        with recursion_limit(DEPTH + wrapped + 1_000):
             return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_pairs)
     except JSONError:
         raise

@@ -25,9 +25,10 @@ MAX_DIFFERENCES_SHOWN = 15
 
 
 #: What a failure was, for the results matrix: a breakage of the run (harness/runner.py BREAKAGES), or
-#: one of these.
+#: one of these (``batch-differs``: a reader's batch answer and its run alone judge differently,
+#: spec/canonical.md#canonical-reader-batch; conftest.py).
 FAILURES = ("invalid-case", "not-run", "declined", "rejected-wrongly", "wrong-code", "accepted-wrongly",
-            "wrong-description")
+            "wrong-description", "batch-differs")
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 import torchfmt
 from torch113 import describe_many, features, needs_torch113, unrepresentable
-from torchfmt.convert import ConvertError, convert
 from torchfmt.errors import ERROR_CODES
 from torchfmt.model import LuaFunction, LuaTable
+from torchfmt.tools.convert import ConvertError, convert
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]

@@ -21,10 +21,10 @@ import pytest
 import t7_bytes as t
 from torchfmt import open_document
 from torchfmt.cli import main
-from torchfmt.inspect import INSPECT_VERSION, human_bytes, inspect, render
 from torchfmt.model import TorchObject
 from torchfmt.pickle.globals import runs_code
 from torchfmt.t7.encodings import Hints
+from torchfmt.tools.inspect import INSPECT_VERSION, human_bytes, inspect, render
 
 torch = pytest.importorskip("torch")
 
@@ -374,16 +374,17 @@ def test_json_members(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert report["inspect_version"] == INSPECT_VERSION
     assert set(report) == {"inspect_version", "path", "file_bytes", "status", "what", "error", "tree",
                            "readiness", "bytes"}
-    assert set(report["bytes"]) == {"headline", "file_bytes", "storage_bytes", "other_bytes", "estimated",
-                                    "unreachable_bytes", "unreachable_share", "duplicate_bytes", "duplicates",
-                                    "top_level", "roles", "slim", "storages"}
+    assert set(report["bytes"]) == {"headline", "advice", "file_bytes", "storage_bytes", "other_bytes",
+                                    "estimated", "unreachable_bytes", "unreachable_share", "duplicate_bytes",
+                                    "duplicates", "top_level", "roles", "slim", "storages"}
     assert [lv["level"] for lv in report["bytes"]["slim"]] == ["light", "medium", "heavy"]
     assert set(report["bytes"]["slim"][0]) == {"level", "storage_bytes_after", "saved_bytes", "dropped_bytes",
                                                "merged_bytes", "trimmed_bytes", "widened_bytes"}
     assert set(report["bytes"]["storages"][0]) == {"id", "path", "dtype", "numel", "device", "bytes", "share",
-                                                   "views", "reachable_bytes", "unreachable_bytes", "role",
-                                                   "field"}
-    assert set(report["readiness"]) == {"ready", "torchscript", "refused", "add_safe_globals", "summary"}
+                                                   "views", "tensors", "reachable_bytes", "unreachable_bytes",
+                                                   "role", "field"}
+    assert set(report["readiness"]) == {"ready", "torchscript", "container", "protocols", "opcodes",
+                                        "refused", "add_safe_globals", "convert", "summary"}
 
 
 @pytest.mark.spec("inspect.md#inspect-cli")
@@ -424,7 +425,7 @@ def test_plot(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]) -
     torch.save({"w": torch.ones(10, 10), "view": base[:5]}, tmp_path / "v.pt")
     _drawn(tmp_path / "v.pt", "--plot", suffix, ["<svg", "unreachable"], capsys)
     report, _, _ = run_json(tmp_path / "v.pt", capsys=capsys)
-    from torchfmt.plot import bars
+    from torchfmt.tools.plot import bars
     rows = bars(report["bytes"])
     assert rows[0][0] == "view  (other)" and rows[0][3] == 4_000_000 - 20
     assert rows[-1][0] == "everything but storage data"
@@ -437,7 +438,7 @@ def test_treemap(tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
     sit inside their group; seed 001's one giant output buffer is the labelled tile, the rest listed."""
     pytest.importorskip("matplotlib")
     pytest.importorskip("squarify")
-    from torchfmt.plot import HEIGHT, WIDTH, layout
+    from torchfmt.tools.plot import HEIGHT, WIDTH, layout
 
     path = tmp_path / "model.t7"
     path.write_bytes(_seed_001_replica(50, 4000, 1375))

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 import torchfmt
-from torchfmt.convert import ConvertError
 from torchfmt.model import Tensor, TorchObject
-from torchfmt.roles import MODULE_STATE, is_module
-from torchfmt.slim import slim, t7_emptied
+from torchfmt.tools.convert import ConvertError
+from torchfmt.tools.roles import MODULE_STATE, is_module
+from torchfmt.tools.slim import slim, t7_emptied
 from torchfmt.walk import values
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,12 +30,12 @@ from typing import Any
 import numpy as np
 import pytest
 import torchfmt
-from torchfmt.inspect import inspect
 from torchfmt.model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
-from torchfmt.roles import LEVELS, MODULE_STATE, is_module
-from torchfmt.slim import slim
 from torchfmt.t7 import classes
 from torchfmt.t7.encodings import Hints
+from torchfmt.tools.inspect import inspect
+from torchfmt.tools.roles import LEVELS, MODULE_STATE, is_module
+from torchfmt.tools.slim import slim
 from torchfmt.walk import values
 
 ROOT = Path(__file__).resolve().parents[2]

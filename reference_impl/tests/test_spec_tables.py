@@ -62,7 +62,7 @@ def test_error_table_is_the_closed_set_in_order() -> None:
 
 @pytest.mark.spec("t7.md#t7-convert-refusals")
 def test_refusal_table_is_the_closed_set_in_order() -> None:
-    from torchfmt.convert import REFUSALS, ConvertError
+    from torchfmt.tools.convert import REFUSALS, ConvertError
 
     rows = _rows(_region("t7.md", "convert-refusals"))
     assert [r[0] for r in rows] == list(REFUSALS)

@@ -23,7 +23,7 @@ from torchfmt.errors import FormatError, Unsupported
 from torchfmt.model import Document, Storage, Tensor
 from torchfmt.pickle import tensor_entry, tensor_run
 from torchfmt.pickle.machine import LIMITS, Limits, Machine
-from torchfmt.pt.zip import Archive, StorageRecords
+from torchfmt.pt.archive import Archive, StorageRecords
 from torchfmt.pt.ziparchive import read_members
 from torchfmt.windows import windows
 

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from .describe import describe_document
 from .detect import detect
 from .errors import ERROR_CODES, FormatError, Unsupported
-from .flat import arrays
 from .model import Document
 from .t7.encodings import Hints
 from .windows import FileWindows
@@ -138,8 +137,11 @@ def load(path: str | os.PathLike[str], hints: Hints | None = None, *, inert: boo
 
 def load_file(path: str | os.PathLike[str], hints: Hints | None = None, *, copy: bool = False,
               mmap: bool = True) -> dict[str, np.ndarray]:
-    """``{dotted.name: ndarray}`` of every dense tensor of the file's first object (:mod:`torchfmt.flat`),
-    like ``safetensors.numpy.load_file``: read-only views of the file unless ``copy``."""
+    """``{dotted.name: ndarray}`` of every dense tensor of the file's first object
+    (:mod:`torchfmt.tools.flat`, a tool over the reader), like ``safetensors.numpy.load_file``: read-only
+    views of the file unless ``copy``."""
+    from .tools.flat import arrays
+
     return arrays(load(path, hints, mmap=mmap), copy=copy)
 
 

@@ -5,13 +5,15 @@ spec/inspect.md); a malformed, unsafe or ambiguous file gets one
 stderr line ``<code>: <message>`` and exit status 1; an unsupported feature one line
 ``unsupported: <feature>`` and exit status 2, as do a path it cannot read and its own bugs: no other
 exit status, ever.  ``PATH`` ``-`` reads standard input.  ``.t7`` hints come from options or from the
-``TORCHFMT_T7_*`` environment variables the conformance suite sets.
+``TORCHFMT_T7_*`` environment variables the conformance suite sets.  ``torchfmt dump --batch`` answers
+file after file in one process, one JSON line each (spec/canonical.md#canonical-reader-batch).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import io
 import json
 import os
 import sys
@@ -79,7 +81,10 @@ def _parser() -> argparse.ArgumentParser:
                           description="Print the canonical description (spec/canonical.md) of a .t7 or "
                                       ".pt file as one JSON document.",
                           epilog=EXIT_STATUS.format(codes=codes))
-    dump.add_argument("path", help="the file; - reads standard input")
+    dump.add_argument("path", nargs="?", help="the file; - reads standard input")
+    dump.add_argument("--batch", action="store_true",
+                      help="no path: read one JSON request per line on stdin ({\"id\", \"path\", \"hints\"}) "
+                           "and answer each on one line (spec/canonical.md#canonical-reader-batch)")
     dump.add_argument("--mode", choices=["binary", "ascii"], help=".t7 hint: encoding mode")
     dump.add_argument("--long-size", type=int, choices=[4, 8], help=".t7 hint: bytes per long")
     dump.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
@@ -144,31 +149,35 @@ def _t7_hints(p: argparse.ArgumentParser) -> None:
     p.add_argument("--byte-order", choices=["little", "big"], help=".t7 hint: byte order")
 
 
+def _hints(args: argparse.Namespace) -> Hints:
+    """The ``.t7`` hints of the environment, overridden by the command's options; an invalid variable
+    raises :class:`Unsupported` ``t7-hint`` (spec/t7.md#t7-hints)."""
+    return Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
+
+
 def _slim(args: argparse.Namespace) -> int:
     """``torchfmt slim``: one stdout line (or JSON); failures as :func:`_convert`'s."""
-    from .slim import slim
+    from .tools.slim import slim
 
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies, hints=hints), args.json)
+                                force=args.force, merge=not args.keep_copies, hints=_hints(args)), args.json)
 
 
 def _convert(args: argparse.Namespace) -> int:
     """``torchfmt convert``: one stdout line (or JSON) on success; one stderr line and exit 1 (an input
     the reader rejects) or 2 (a refused conversion, an unsupported feature) otherwise."""
-    from .convert import convert
+    from .tools.convert import convert
 
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size, byte_order=args.byte_order)
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
                                    keep_buffers=args.keep_buffers, metadata=args.metadata,
-                                   inert=args.inert, hints=hints), args.json)
+                                   inert=args.inert, hints=_hints(args)), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:
     """Run a command that writes a file and returns a report; print it, or one stderr line on failure:
     exit status 1 with ``<code>: <message> (at byte N)`` for an input the reader rejects, 2 with
     ``unsupported: <feature> (<why>)`` for what it declines and for every refused conversion
-    (:class:`~torchfmt.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
+    (:class:`~torchfmt.tools.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
     from .writer.pickler import PicklingError
 
     try:
@@ -234,44 +243,26 @@ def _write(desc: dict[str, object], out: TextIO, indent: int | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.command == "convert":
         return _convert(args)
     if args.command == "slim":
         return _slim(args)
-    hints = Hints.from_env().override(mode=args.mode, long_size=args.long_size,
-                                      byte_order=args.byte_order)
+    if args.command == "dump" and (args.batch == (args.path is not None)):
+        parser.error("dump takes a PATH, or --batch and none")
+    if args.command == "dump" and args.batch:
+        return _batch(args.inert)
+    try:
+        hints = _hints(args)
+    except Unsupported as e:  # an invalid TORCHFMT_T7_* value, whatever the file (spec/t7.md#t7-hints)
+        print(e.line(), file=sys.stderr)
+        return 2
     if args.command == "inspect":
         return _inspect(args, hints)
-    stdin = None
-    try:
-        if args.path == "-":
-            stdin = _stdin_copy()
-        desc = describe(stdin.name if stdin else args.path, hints, inert=args.inert)
-    except FormatError as e:
-        print(e.line(), file=sys.stderr)
-        return 1
-    except Unsupported as e:
-        print(e.line(), file=sys.stderr)
-        return 2
-    except (MemoryError, RecursionError) as e:  # the limits should have caught it first: still exit 1
-        print(f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did not "
-              "stop it first: a reader bug)", file=sys.stderr)
-        return 1
-    except OSError as e:  # not the bytes: the path is unreadable (spec/canonical.md#canonical-reader-cli)
-        if e.errno == errno.ENOMEM:
-            print(f"limit-exceeded: {e.strerror}: the file could not be mapped", file=sys.stderr)
-            return 1
-        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(args.path)})",
-              file=sys.stderr)
-        return 2
-    except Exception as e:  # a reader bug: one line all the same (spec/canonical.md#canonical-reader-cli)
-        what = quote(e.args[0]) if e.args else ""  # never str(e): its repr of a file's value may recurse
-        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=sys.stderr)
-        return 2
-    finally:
-        if stdin is not None:
-            stdin.close()
+    status, desc = _describe(args.path, hints, args.inert, sys.stderr)
+    if desc is None:
+        return status
     # A description nests about three JSON containers per level of the file's nesting (bounded by
     # the readers' depth limits); the encoder recurses once per container.
     try:
@@ -283,10 +274,74 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _describe(path: str, hints: Hints, inert: bool, err: TextIO) -> tuple[int, dict[str, object] | None]:
+    """``dump``'s reading: (0, the description), or (1 or 2, None) with its one line written on ``err``."""
+    stdin = None
+    try:
+        if path == "-":
+            stdin = _stdin_copy()
+        return 0, describe(stdin.name if stdin else path, hints, inert=inert)
+    except FormatError as e:
+        print(e.line(), file=err)
+        return 1, None
+    except Unsupported as e:
+        print(e.line(), file=err)
+        return 2, None
+    except (MemoryError, RecursionError) as e:  # the limits should have caught it first: still exit 1
+        print(f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did not "
+              "stop it first: a reader bug)", file=err)
+        return 1, None
+    except OSError as e:  # not the bytes: the path is unreadable (spec/canonical.md#canonical-reader-cli)
+        if e.errno == errno.ENOMEM:
+            print(f"limit-exceeded: {e.strerror}: the file could not be mapped", file=err)
+            return 1, None
+        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(path)})",
+              file=err)
+        return 2, None
+    except Exception as e:  # a reader bug: one line all the same (spec/canonical.md#canonical-reader-cli)
+        what = quote(e.args[0]) if e.args else ""  # never str(e): its repr of a file's value may recurse
+        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=err)
+        return 2, None
+    finally:
+        if stdin is not None:
+            stdin.close()
+
+
+def _batch(inert: bool) -> int:
+    """``dump --batch`` (spec/canonical.md#canonical-reader-batch): per request line ``{"id", "path",
+    "hints"}`` the answer line ``{"id", "status", "description"}`` or ``{"id", "status", "error"}``, what
+    ``dump PATH`` would print and exit with, the request's hints as its ``TORCHFMT_T7_*`` variables.
+    File descriptor 1 is pointed at stderr, so that only answers reach the suite."""
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        head = json.dumps({"id": request["id"]})[:-1]
+        err = io.StringIO()
+        try:
+            hints = Hints.from_env(request.get("hints") or {})
+        except Unsupported as e:  # an invalid hint, whatever the file (spec/t7.md#t7-hints)
+            status, desc = 2, None
+            err.write(e.line() + "\n")
+        else:
+            status, desc = _describe(request["path"], hints, inert, err)
+        if desc is None:
+            answers.write(f'{head}, "status": {status}, "error": {json.dumps(err.getvalue().strip())}}}\n')
+        else:
+            out = io.StringIO()
+            with recursion_limit(20_000):
+                _write(desc, out, None)
+            answers.write(f'{head}, "status": 0, "description": {out.getvalue().rstrip()}}}\n')
+        answers.flush()
+    return 0
+
+
 def _inspect(args: argparse.Namespace, hints: Hints) -> int:
     """``torchfmt inspect`` (spec/inspect.md#inspect-cli): the report on stdout whatever the outcome, the
     one error line on stderr when the status is not 0."""
-    from .inspect import inspect, render
+    from .tools.inspect import inspect, render
 
     try:
         report, status = inspect(args.path, hints, max(args.depth, 0))
@@ -311,7 +366,7 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
     for kind, target in (("plot", args.plot), ("treemap", args.treemap)):
         if target and report["bytes"] is not None:
             try:
-                from . import plot
+                from .tools import plot
 
                 getattr(plot, kind)(report, target)
             except ImportError:

@@ -95,8 +95,8 @@ def limits_table() -> str:
 
 def refusal_table() -> str:
     """What ``torchfmt convert`` and ``slim`` refuse (spec/t7.md#t7-convert-refusals), from
-    :data:`torchfmt.convert.REFUSALS` (same words, same order)."""
-    from torchfmt.convert import REFUSALS
+    :data:`torchfmt.tools.convert.REFUSALS` (same words, same order)."""
+    from torchfmt.tools.convert import REFUSALS
 
     return markdown_table(("feature", "refused"), [(_code(f), why) for f, why in REFUSALS.items()])
 

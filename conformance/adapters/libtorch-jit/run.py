@@ -33,6 +33,10 @@ def is_torchscript(path: str) -> bool:
 def main(argv: list[str]) -> int:
     if argv[1:] == ["--probe"]:
         return libtorch.probe()
+    if argv[1:] == ["--batch"]:  # spec/canonical.md#canonical-reader-batch
+        import batch_protocol
+
+        return batch_protocol.serve(lambda path: main([argv[0], path]))
     if len(argv) != 2:
         print("usage: run.py PATH | --probe", file=sys.stderr)
         return 3

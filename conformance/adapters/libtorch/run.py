@@ -8,7 +8,8 @@ closest code of the closed set by ``torch_reader.classify`` (libtorch's unpickle
 matched first); a signal or a crash of the program is passed on as it is.  Declined (exit 2): Lua Torch
 files, the legacy stream and tar archives (libtorch reads zip archives only), TorchScript archives (the
 ``libtorch-jit`` reader: ``torch::jit::load`` compiles their code) and values with no version-0 form.
-No check of the file is made here.
+No check of the file is made here.  ``run.py --batch`` answers file after file
+(spec/canonical.md#canonical-reader-batch): Python starts once, the program still once per file.
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def probe() -> int:
 def main(argv: list[str]) -> int:
     if argv[1:] == ["--probe"]:
         return probe()
+    if argv[1:] == ["--batch"]:
+        import batch_protocol
+
+        return batch_protocol.serve(lambda path: main([argv[0], path]))
     if len(argv) != 2:
         return _say("usage: run.py PATH | --probe", 3)
     feature = declined_format(argv[1])

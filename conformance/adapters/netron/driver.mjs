@@ -4,12 +4,16 @@
 // own: what netron builds is what is described. Usage: node driver.mjs NETRON_DIR FILE
 // Exit 0 with the JSON; exit 1 with "netron-error: <class>: <message>" (run.py maps it to a code);
 // exit 2 with "unsupported: <feature>"; exit 3 when this driver itself breaks.
+// node driver.mjs NETRON_DIR --batch: one path per line on stdin; per path one line {"status", "err",
+// "bytes"} on stdout, then the `bytes` bytes the one-file run would have printed (run.py --batch's side
+// of spec/canonical.md#canonical-reader-batch).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 
-const [netronDir, file] = process.argv.slice(2);
+const [netronDir, argument] = process.argv.slice(2);
 const load = (name) => import(pathToFileURL(path.join(netronDir, name)).href);
 
 class Decline extends Error {}
@@ -327,7 +331,8 @@ function viewSha(data, itemsize, shape, stride, offset) {
     return h.digest('hex');
 }
 
-async function main() {
+async function describeFile(file) {
+    family = 'pt';
     const bytes = new Uint8Array(readFileSync(file));
     const base = await load('base.js');
     const zip = await load('zip.js');
@@ -389,7 +394,10 @@ async function main() {
     }
     for (const o of objects) describer.count(o);
     const out = objects.map((o) => describer.emit(o));
-    const text = JSON.stringify({ description_version: 0, format: fmt, objects: out, storages: describer.storages });
+    return JSON.stringify({ description_version: 0, format: fmt, objects: out, storages: describer.storages });
+}
+
+async function write(text) {
     // in 1 MiB pieces, each taken by the pipe before the next (one write of a description of hundreds of
     // MB copies it whole outside V8's heap, past the harness's address-space limit); exit only once the
     // pipe has taken all of it (process.exit would cut a long write short)
@@ -400,11 +408,9 @@ async function main() {
 
 class NetronRefused extends Error {}
 
-main().then(() => process.exit(0), (e) => {
-    if (e instanceof Decline) {
-        process.stderr.write(`unsupported: ${e.message}\n`);
-        process.exit(2);
-    }
+function failure(e) {
+    // [exit status, stderr line] of a run that threw e
+    if (e instanceof Decline) return [2, `unsupported: ${e.message}`];
     const kind = e && e.constructor ? e.constructor.name : typeof e;
     const msg = String(e && e.message !== undefined ? e.message : e).replace(/\s+/g, ' ').slice(0, 300);
     // netron's own error classes and the JS engine's errors raised inside netron's code: the reader's
@@ -412,9 +418,31 @@ main().then(() => process.exit(0), (e) => {
     const stack = String(e && e.stack || '');
     const frame = stack.split('\n').find((l) => l.includes('.js:') || l.includes('.mjs:')) || '';
     if (frame.includes('driver.mjs') && !(e instanceof NetronRefused)) {
-        process.stderr.write(`adapter error: ${kind}: ${msg} ${frame.trim()}\n`);
-        process.exit(3);
+        return [3, `adapter error: ${kind}: ${msg} ${frame.trim()}`];
     }
-    process.stderr.write(`netron-error: ${family}: ${kind}: ${msg}\n`);
-    process.exit(1);
-});
+    return [1, `netron-error: ${family}: ${kind}: ${msg}`];
+}
+
+async function batch() {
+    for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+        if (!line.trim()) continue;
+        let status = 0, err = '', text = '';
+        try {
+            text = await describeFile(line);
+        } catch (e) {
+            [status, err] = failure(e);
+        }
+        const head = JSON.stringify({ status, err, bytes: Buffer.byteLength(text) });
+        await write(head + '\n' + text);
+    }
+}
+
+if (argument === '--batch') {
+    batch().then(() => process.exit(0));
+} else {
+    describeFile(argument).then(write).then(() => process.exit(0), (e) => {
+        const [status, err] = failure(e);
+        process.stderr.write(err + '\n');
+        process.exit(status);
+    });
+}

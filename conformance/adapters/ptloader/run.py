@@ -8,6 +8,7 @@ and the logical sha256 come from it; ``storage_offset``, ``storage``, ``storages
 storage comes back as that array itself, which says nothing a tensor would not: declined.  A TorchScript
 archive (ptloader's own test: a ``constants.pkl``) is ``pt-torchscript``; its ``__torch__`` instances are
 ptloader's stand-in objects, described as ``object`` nodes with their state.  No check of ours is added.
+``run.py --batch`` answers file after file in one venv process (spec/canonical.md#canonical-reader-batch).
 """
 
 from __future__ import annotations
@@ -74,9 +75,16 @@ def worker(path: str) -> int:
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--worker":
         return worker(argv[1])
+    if argv == ["--serve"]:  # in the venv: every file in this process
+        sys.path.insert(0, str(HERE.parent))
+        import batch_protocol
+
+        return batch_protocol.serve(worker)
     if not VENV.is_file():
         print(f"ptloader is not installed ({VENV} missing); run conformance/adapters/ptloader/setup")
         return 1
+    if argv == ["--batch"]:  # spec/canonical.md#canonical-reader-batch
+        os.execv(VENV, [str(VENV), str(Path(__file__).resolve()), "--serve"])
     if argv == ["--probe"]:
         os.execv(VENV, [str(VENV), "-c", "from importlib.metadata import version; "
                         "import ptloader; print('ptloader', version('ptloader'))"])

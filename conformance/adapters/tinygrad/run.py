@@ -5,6 +5,7 @@ under ``$TORCHFMT_ADAPTERS_HOME/tinygrad``).  tinygrad returns realized tensors,
 ``storage_offset``, ``storage``, ``storages`` and ``requires_grad`` (its Tensor has none) are left out
 (adapter.yaml ``unexpressed``); each
 tensor's dtype, shape and logical sha256 come from ``Tensor.numpy()``.  No check of ours is added.
+``run.py --batch`` answers file after file in one venv process (spec/canonical.md#canonical-reader-batch).
 """
 
 from __future__ import annotations
@@ -74,9 +75,16 @@ def worker(path: str) -> int:
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--worker":
         return worker(argv[1])
+    if argv == ["--serve"]:  # in the venv: every file in this process
+        sys.path.insert(0, str(HERE.parent))
+        import batch_protocol
+
+        return batch_protocol.serve(worker)
     if not VENV.is_file():
         print(f"tinygrad is not installed ({VENV} missing); run conformance/adapters/tinygrad/setup")
         return 1
+    if argv == ["--batch"]:  # spec/canonical.md#canonical-reader-batch
+        os.execv(VENV, [str(VENV), str(Path(__file__).resolve()), "--serve"])
     if argv == ["--probe"]:
         os.execv(VENV, [str(VENV), "-c", "from importlib.metadata import version; "
                         "import tinygrad.nn.state; print('tinygrad', version('tinygrad'))"])

@@ -35,4 +35,6 @@ def probe() -> int:
 if __name__ == "__main__":
     if sys.argv[1:] == ["--probe"]:
         sys.exit(probe())
+    if sys.argv[1:] == ["--batch"]:  # spec/canonical.md#canonical-reader-batch
+        sys.exit(torch_reader.batch(weights_only=False))
     sys.exit(torch_reader.main(sys.argv, weights_only=False))

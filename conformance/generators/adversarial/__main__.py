@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         pt,
         {c.folder: c.canaries for c in cases if c.canary},
         {c.folder: c.format for c in cases if c.category == "accept"},
+        {c.folder: c.judge for c in cases},
     )
     for c in cases:
         c.torch = verdicts.get(c.folder, {})
@@ -38,10 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         ran = "RAN" if t and t["False"].ran else ""
         print(
             f"{c.folder:60} {c.category:6} {','.join(c.errors):32} "
-            f"{'wo=T ' + ('loads' if t['True'].loads else 'refuses') if t else '':14} {flag} {ran}"
+            f"{f'wo={c.judge[0]} ' + ('loads' if t[c.judge].loads else 'refuses') if t else '':14} "
+            f"{flag} {ran}"
         )
     print(dict(Counter(c.format for c in cases)), len(cases), "cases")
-    refused = [c.folder for c in cases if c.category == "accept" and not (c.torch and c.torch["True"].loads)]
+    refused = [c.folder for c in cases if c.category == "accept" and not (c.torch and c.torch[c.judge].loads)]
     if refused:
         raise SystemExit(f"accept cases torch refuses: {refused}")
     if not args.check:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import (
+    argument_checks,
     containers,
     not_checkpoints,
     pickle_gadgets,
     pickle_hardening,
     pickle_machine,
+    pickle_protocols,
     rebuild_semantics,
     stricter_rules,
     t7,
@@ -23,6 +25,8 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "pickle-gadgets": pickle_gadgets.gadgets,
     "pickle-machine": pickle_machine.machine_cases,
     "pickle-hardening": pickle_hardening.hardening_cases,
+    "pickle-protocols": pickle_protocols.protocol_cases,
+    "argument-checks": argument_checks.argument_cases,
     "tensors": tensors.tensor_cases,
     "containers": containers.container_cases,
     "t7": t7.t7_cases,
@@ -37,6 +41,8 @@ MODULES: dict[str, str] = {
     "pickle_gadgets.py": "pickle-gadgets",
     "pickle_machine.py": "pickle-machine",
     "pickle_hardening.py": "pickle-hardening",
+    "pickle_protocols.py": "pickle-protocols",
+    "argument_checks.py": "argument-checks",
     "tensors.py": "tensors",
     "containers.py": "containers",
     "t7.py": "t7",

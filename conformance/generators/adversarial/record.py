@@ -82,12 +82,20 @@ class AdvCase:
     def canaries(self) -> list[str]:
         return [self.canary, HARNESS_CANARY] if self.canary else []
 
+    @property
+    def judge(self) -> str:
+        """The ``weights_only`` mode of torch's load that judges the case: ``"True"``, or ``"False"`` for a
+        tar checkpoint, which torch 2.13 refuses with ``weights_only=True`` before reading it
+        (spec/pt-tar.md)."""
+        return "False" if self.format == "pt-tar" else "True"
+
     def stricter_than_torch(self) -> bool:
-        return self.category == "reject" and "True" in self.torch and self.torch["True"].loads
+        return self.category == "reject" and self.judge in self.torch and self.torch[self.judge].loads
 
     def expected(self) -> dict[str, Any]:
-        """An accept case's expectation: torch's description of what ``weights_only=True`` loads."""
-        verdict = self.torch.get("True")
+        """An accept case's expectation: torch's description of what its judging load (``weights_only=True``,
+        ``False`` for a tar checkpoint) loads."""
+        verdict = self.torch.get(self.judge)
         if verdict is None or not verdict.loads:
             why = verdict.detail if verdict else "not checked"
             raise SystemExit(f"{self.folder}: an accept case torch does not load ({why})")
@@ -119,7 +127,7 @@ def case_yaml(c: AdvCase) -> dict[str, Any]:
     if c.stricter_than_torch():
         if not c.why_stricter:
             raise SystemExit(
-                f"{c.folder}: torch's weights_only loader accepts it; say why the spec rejects "
+                f"{c.folder}: torch's judging loader accepts it; say why the spec rejects "
                 "it (why_stricter) or change the case"
             )
         features.add("stricter-than-torch")

@@ -10,11 +10,13 @@ these files) turns a PAX ``size`` that ``int()`` refuses into 0 and takes every 
 
 from __future__ import annotations
 
+import collections
 import pickle
 import struct
 import tarfile
+from typing import Any
 
-from . import sources, wrap
+from . import sources, tar_writer, wrap
 from .record import AdvCase
 
 GEN = "tar.py"
@@ -113,6 +115,11 @@ def tar_cases() -> list[AdvCase]:
     case("pax-length-superscript-two", "1\u00b2 path=sys_info\n".encode(), ["bad-container"],
          ["adv-digit-text"],
          f"{base} whose record length is '1\u00b2': ASCII digits only")
+    digits_why = ("PAX numbers are ASCII decimal digits (POSIX); Python's int(), and so tarfile, also takes "
+                  "other Unicode digits or falls back to 0, which a reader in another language would read as "
+                  "another size or refuse")
+    for c in out:
+        c.why_stricter = digits_why
     legacy = ["legacy-stream", "legacy-magic", "dtype-float32", "pickle-persistent-id"]
     magic = ["pt-legacy.md#pt-legacy-magic", "canonical.md#canonical-detect"]
     out.append(AdvCase(
@@ -129,4 +136,168 @@ def tar_cases() -> list[AdvCase]:
         "the same stream with the tar checksum off by one: no tar header, a legacy stream with padded "
         "LONG1 numbers and an extra sys_info key (torch ignores sys_info)",
         sources.torch_legacy(), GEN, category="accept"))
+    return out + layout_cases()
+
+
+# -- torch 0.1's layout, written from torch 2.13 objects (tar_writer) ------------------------------
+
+LAYOUT = ("torch 0.1's tar checkpoint layout written by generators/adversarial/tar_writer.py from torch "
+          "2.13 objects (member pickles by Python's pickle, protocol 2; storage counts and bytes by torch's "
+          "UntypedStorage._write_file; headers by tarfile, PAX format)")
+STORAGES = "pt-tar.md#pt-tar-storages"
+TENSORS = "pt-tar.md#pt-tar-tensors"
+OBJECT = "pt-tar.md#pt-tar-pickle"
+MEMBERS_ANCHOR = "pt-tar.md#pt-tar-members"
+
+
+def _state_dict() -> Any:
+    """Several float32 tensors on shared storages, views with offsets and strides, a scalar, one tensor
+    named twice, and an int64 tensor."""
+    import torch
+
+    g = torch.Generator().manual_seed(18)
+    w = torch.randn(3, 4, generator=g)
+    b = torch.randn(4, generator=g)
+    return collections.OrderedDict(
+        weight=w, bias=b, weight_t=w.t(), row=w[1], column=w[:, 2], corner=w[1:, 2:],
+        scalar=w[2, 3], again=w, steps=torch.arange(5), bias_tail=b[2:])
+
+
+def _storage_types() -> dict[str, Any]:
+    """A storage of every type torch's tar loader knows (``torch.storage._dtype_to_storage_type_map``),
+    bare, and a tensor over each storage whose dtype a tensor can have without quantization."""
+    import torch
+
+    out: dict[str, Any] = {}
+    for dtype, name in torch.storage._dtype_to_storage_type_map().items():
+        if name.startswith("Q"):  # quantized: no tensor views such a storage by set_
+            raw = torch.tensor([1, 2, 250, 7], dtype=torch.uint8)
+            qwidth = torch._utils._element_size(dtype)
+            if qwidth > 1:
+                raw = torch.arange(4 * qwidth, dtype=torch.uint8) * 17
+            u = raw.untyped_storage()
+            out[name] = torch.storage.TypedStorage(wrap_storage=u, dtype=dtype, _internal=True)
+            continue
+        if dtype == torch.bool:
+            t = torch.tensor([True, False, True])
+        elif dtype.is_complex:
+            t = torch.complex(torch.arange(3.0), -torch.arange(3.0)).to(dtype)
+        else:
+            t = (torch.arange(3) * 3 - 2).to(dtype) if dtype != torch.uint8 else torch.arange(3, dtype=dtype)
+        out[name] = torch.storage.TypedStorage(wrap_storage=t.untyped_storage(), dtype=dtype, _internal=True)
+        if hasattr(torch, name.removesuffix("Storage") + "Tensor"):  # no torch.Complex*Tensor type
+            out[name.removesuffix("Storage") + "Tensor"] = t
+    return out
+
+
+def _parameters() -> Any:
+    import torch
+
+    g = torch.Generator().manual_seed(7)
+    p = torch.nn.Parameter(torch.randn(2, 3, generator=g))
+    frozen = torch.nn.Parameter(torch.randn(3, generator=g, dtype=torch.float64), requires_grad=False)
+    return collections.OrderedDict(weight=p, frozen=frozen, weight_data_row=p.data[1], weight_again=p)
+
+
+def _storage_views() -> Any:
+    """0.1's storage views: two views cutting one root (overlapping), tensors over each, the root bare."""
+    import torch
+
+    root = torch.arange(10, dtype=torch.float64) * 1.5
+    first, second = tar_writer.StorageView(root, 2, 5), tar_writer.StorageView(root, 4, 6)
+    return {"root": root, "first": first, "second": second,
+            "on_first": tar_writer.ViewTensor(first, (2, 2), (1, 2), 1),
+            "on_second": tar_writer.ViewTensor(second, (3,), (2,), 0), "first_again": first}
+
+
+def _cuda() -> Any:
+    import torch
+
+    return {"a": tar_writer.OnDevice(torch.arange(3, dtype=torch.float32), "cuda:0"),
+            "b": tar_writer.OnDevice(torch.ones(2, dtype=torch.int64), "cuda:1"), "cpu": torch.zeros(2)}
+
+
+def _empty_shared() -> Any:
+    import torch
+
+    z = torch.zeros(0, 4, dtype=torch.int16)
+    return {"z": z, "t": z.t(), "cols": z[:, 1:3]}
+
+
+def _size_field(size: int, first: int = 0x80) -> bytes:
+    """A 12-byte GNU base-256 number: ``first`` (0x80 positive) then the value big-endian."""
+    return bytes([first]) + size.to_bytes(11, "big")
+
+
+def layout_cases() -> list[AdvCase]:
+    out: list[AdvCase] = []
+
+    def case(name: str, data: bytes, errors: list[str], feats: list[str], spec: list[str], how: str, *,
+             why: str = "") -> None:
+        out.append(AdvCase(f"pt-tar/adv-tar-{name}", data, errors, ["tar-archive", *feats],
+                           [MEMBERS_ANCHOR, *spec], f"{LAYOUT}: {how}", None, GEN,
+                           category="reject" if errors else "accept", why_stricter=why))
+
+    sd = tar_writer.members(_state_dict(), garbage=b"\0\0\0\x80")
+    views = [STORAGES, TENSORS, OBJECT, "tensors.md#tensors-view", "tensors.md#tensors-storage-offset",
+             "tensors.md#tensors-view-bounds", "pt-tar.md#pt-tar-sys-info"]
+    case("state-dict", tar_writer.archive(sd), [],
+         ["state-dict", "pickle-ordered-dict", "shared-storage", "storage-offset", "non-contiguous",
+          "zero-dim", "pickle-memo", "dtype-float32", "dtype-int64", "pickle-persistent-id"], views,
+         "an OrderedDict of float32 tensors on two storages (a 3x4 weight, its transpose, a row, a column, "
+         "a corner, a 0-d element, the weight named twice; a bias and its tail) and an int64 arange; each "
+         "ndim's high half is 0x80000000, as in files from the wild")
+    case("members-storages-first", tar_writer.archive(sd, order=("storages", "tensors", "pickle",
+                                                                   "sys_info")), [],
+         ["state-dict", "shared-storage", "dtype-float32"], views,
+         "the state-dict case's members in the reverse order (the spec allows any order)")
+    case("size-base-256", tar_writer.archive(sd, size_field={"storages": _size_field(len(sd["storages"])),
+                                                             "pickle": _size_field(len(sd["pickle"]))}),
+         [], ["tar-base-256", "state-dict", "dtype-float32"], views,
+         "the state-dict case with the pickle and storages headers' size fields in GNU base-256 form "
+         "(0x80, then the size in 11 bytes big-endian), checksums recomputed: Python's tarfile reads them")
+    case("size-base-256-first-byte-0x81",
+         tar_writer.archive(sd, size_field={"storages": _size_field(len(sd["storages"]), 0x81)}),
+         ["bad-container"], ["tar-base-256", "state-dict"], [],
+         "the storages header's size field in base-256 form with first byte 0x81: GNU base-256 numbers "
+         "start with 0x80 (positive) or 0xff (negative), and tarfile refuses any other first byte with "
+         "the high bit set")
+    case("size-base-256-negative",
+         tar_writer.archive(sd, size_field={"storages": bytes([0xFF]) + (2**88 - 16).to_bytes(11, "big")}),
+         ["bad-container"], ["tar-base-256", "state-dict"], [],
+         "the storages header's size field in base-256 form with first byte 0xff: a negative size (-16)")
+    case("storage-types", tar_writer.tar_checkpoint(_storage_types()), [],
+         ["bare-storage", "pickle-persistent-id", "dtype-float64", "dtype-float32", "dtype-float16",
+          "dtype-bfloat16", "dtype-int64", "dtype-int32", "dtype-int16", "dtype-int8", "dtype-uint8",
+          "dtype-bool", "dtype-complex128", "dtype-complex64", "dtype-qint8", "dtype-qint32",
+          "dtype-quint8", "dtype-quint4x2", "dtype-quint2x4"],
+         [STORAGES, TENSORS, OBJECT, "tensors.md#tensors-dtype-table"],
+         "a storage of every storage type torch's tar loader knows (torch.storage."
+         "_dtype_to_storage_type_map: 12 plain, 5 quantized), each bare, and a tensor over each plain one "
+         "with a legacy tensor type (tensor_type torch.<Stem>Tensor: all but the complex ones, which have "
+         "none)")
+    case("parameters", tar_writer.tar_checkpoint(_parameters()), [],
+         ["parameter", "requires-grad", "shared-storage", "storage-offset", "dtype-float32", "dtype-float64",
+          "pickle-memo", "pickle-reduce", "pickle-ordered-dict"],
+         [STORAGES, TENSORS, OBJECT, "pt-legacy.md#pt-legacy-rebuild-tensor"],
+         "Parameters as 0.1 pickled Variables (NEWOBJ torch.nn.parameter.Parameter, BUILD with (data, grad "
+         "None, backward_hooks OrderedDict(), requires_grad, volatile False)), one requiring grad and one "
+         "not, a tensor over a row of the first one's storage and the first one named twice")
+    case("storage-views", tar_writer.tar_checkpoint(_storage_views()), [],
+         ["bare-storage", "shared-storage", "storage-offset", "overlapping-view", "dtype-float64",
+          "pickle-memo"], [STORAGES, TENSORS, OBJECT, "tensors.md#tensors-view"],
+         "a float64 root storage of 10 elements, two storage views of it ((view, root, 2, 5) and (view, "
+         "root, 4, 6), overlapping) in the storages member's view list, a tensor over each view, and the "
+         "root bare")
+    case("cuda-locations", tar_writer.tar_checkpoint(_cuda()), [],
+         ["cuda-location", "dtype-float32", "dtype-int64"], [STORAGES, TENSORS, OBJECT],
+         "storages whose headers give locations cuda:0 and cuda:1 (storage types torch.cuda.FloatStorage "
+         "and torch.cuda.LongStorage, tensor types torch.cuda.*Tensor) beside a cpu one; described on the "
+         "device the file gives, as torch loads them with a map_location that keeps them on the CPU")
+    case("empty-storage-shared", tar_writer.tar_checkpoint(_empty_shared()), [],
+         ["empty-tensor", "shared-storage", "dtype-int16"],
+         [STORAGES, TENSORS, "tensors.md#tensors-storage-identity"],
+         "three tensors of the tensors member over one empty int16 storage (a 0x4 tensor, its transpose and "
+         "a column slice): the tar loader makes each storage once, from the storages member, so the three "
+         "share it")
     return out

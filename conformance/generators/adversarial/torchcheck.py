@@ -8,7 +8,8 @@ its own process.
 
 For an accept case (``describe`` names its format) the ``weights_only=True`` child also describes what
 torch loaded with ``generators/torch_describe.py`` (which never imports torchfmt): that description is
-the case's expectation.
+the case's expectation.  A tar checkpoint (spec/pt-tar.md), which torch 2.13 reads only with
+``weights_only=False``, is judged and described by that load instead (``judge``).
 
 Run as a script, this module is the worker: ``torchcheck.py MANIFEST.json`` (a list of
 ``{"name", "path", "canaries", "describe"}``) prints one JSON list of verdicts.
@@ -51,18 +52,21 @@ def check(
     files: dict[str, bytes],
     canaries: dict[str, list[str]] | None = None,
     describe: dict[str, str] | None = None,
+    judge: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Verdict]]:
     """{name: {"True": Verdict, "False": Verdict}} for each file of ``files`` (name -> bytes); the files
-    named in ``describe`` (name -> format) are described as loaded by ``weights_only=True``."""
+    named in ``describe`` (name -> format) are described as loaded by ``weights_only=True``, or by the
+    mode ``judge`` gives them (name -> ``"False"``)."""
     canaries = canaries or {}
     describe = describe or {}
+    judge = judge or {}
     with tempfile.TemporaryDirectory(prefix="torchfmt-torchcheck-") as tmp:
         manifest = []
         for i, (name, data) in enumerate(files.items()):
             p = Path(tmp) / f"f{i}.pt"
             p.write_bytes(data)
             item = {"name": name, "path": str(p), "canaries": canaries.get(name, [])}
-            manifest.append(item | {"describe": describe.get(name)})
+            manifest.append(item | {"describe": describe.get(name), "judge": judge.get(name, "True")})
         (Path(tmp) / "manifest.json").write_text(json.dumps(manifest))
         work = Path(tmp) / "work"
         work.mkdir()
@@ -190,7 +194,7 @@ def main(manifest_path: str) -> None:  # pragma: no cover
     for item in json.loads(Path(manifest_path).read_text()):
         row = {"name": item["name"]}
         for mode in (True, False):
-            fmt = item.get("describe") if mode else None
+            fmt = item.get("describe") if str(mode) == item.get("judge", "True") else None
             row[str(mode)] = _run_one(item["path"], mode, item["canaries"], fmt)
         rows.append(row)
     print(json.dumps(rows))

@@ -22,6 +22,7 @@ from ..dtypes import BY_NAME, BY_STORAGE_CLASS, DTYPES, DType
 from ..errors import FormatError, quote
 from ..model import Global, KeyedObject, MetaTensor, OpaqueObject, SparseTensor, Storage, Tensor
 from ..pt import rebuild
+from .call import Call, Handler
 
 #: Module renames applied before lookup: Python 2 names (pickle's fix_imports) and torch's own move of
 #: ``torch.tensor`` to ``torch._tensor`` (torch.serialization's load_module_mapping).
@@ -81,19 +82,6 @@ class Param:
 
     def __str__(self) -> str:
         return f"{self.name}: {self.kind}" + ("?" if self.optional else "")
-
-
-@dataclass(frozen=True)
-class Call:
-    """What a handler may know about its call: the opcode's file offset, the mode, and a way to apply
-    another allowed callable (for ``_rebuild_from_type_v2``)."""
-
-    offset: int
-    inert: bool
-    call: Callable[[Any, tuple[Any, ...]], Any]
-
-
-Handler = Callable[[tuple[Any, ...], Call], Any]
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ from ..recursion import recursion_limit
 from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
 from . import tensor_entry
-from .globals import Call, canonical_name, lookup, set_item
+from .call import Call
+from .globals import canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
 
 
@@ -125,6 +126,36 @@ def recording_globals() -> Iterator[list[tuple[str, str, int]]]:
         _RECORDED.reset(token)
 
 
+@dataclass
+class PickleUse:
+    """The protocols and opcodes of every pickle run while :func:`recording_opcodes` is active: what
+    ``torch.load(weights_only=True)`` refuses besides globals (spec/inspect.md#inspect-readiness)."""
+
+    protocols: list[int | None]
+    opcodes: dict[str, list[int]]  # name -> [first file offset, count]
+
+    def add(self, buf: memoryview, start: int, end: int, proto: int | None, origin: int) -> None:
+        self.protocols.append(proto)
+        for pos, op in oc.walk(buf, start, end):
+            seen = self.opcodes.setdefault(op.name, [origin + pos, 0])
+            seen[1] += 1
+
+
+_USED: contextvars.ContextVar[PickleUse | None] = contextvars.ContextVar("torchfmt_pickle_use", default=None)
+
+
+@contextlib.contextmanager
+def recording_opcodes() -> Iterator[PickleUse]:
+    """Collect the protocol and the opcodes of every pickle any machine runs to its STOP in this
+    context (the readiness report of ``torchfmt inspect``, read from the one reading of the file)."""
+    found = PickleUse([], {})
+    token = _USED.set(found)
+    try:
+        yield found
+    finally:
+        _USED.reset(token)
+
+
 class Machine:
     """Runs pickle programs over ``buf`` (a file's bytes; offsets are file offsets).
 
@@ -205,6 +236,9 @@ class Machine:
                 else:
                     self.pos = pos + 1
                     step.meaning(self, None if step.op.arg is None else self._arg(step))
+        used = _USED.get()
+        if used is not None:
+            used.add(buf, start, self.pos, self.proto, self.origin)
         result = self.stack[0]
         self.nest.clear()
         self.made.clear()
@@ -351,7 +385,8 @@ class Machine:
                 module == m or module.startswith(m + ".") for m in self.opaque_modules):
             raise self.fail("unsafe-global", f"{quote(module + '.' + name)} is not in the allowlist; "
                                              "a pickled object such as a whole torch.save(model) is read, "
-                                             "without running it, by --inert (inert=True)")
+                                             "without running it, by dump --inert and inspect, and "
+                                             "convert --inert writes a whole model's state_dict")
         return Global(module, name)
 
     def apply(self, func: Any, args: Any, via: str, kwargs: dict[Any, Any] | None = None) -> Any:

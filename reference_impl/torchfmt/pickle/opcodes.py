@@ -214,3 +214,41 @@ def markdown_table() -> str:
         reader = f"MUST reject (`bad-opcode`): {op.refused}" if op.refused else "MUST support"
         rows.append(f"| {op.name} | `0x{op.code:02x}` | {arg} | {op.proto} | {stack} | {op.doc} | {reader} |")
     return "\n".join(rows) + "\n"
+
+
+#: The opcodes torch 2.13's ``weights_only`` unpickler runs (``torch/_weights_only_unpickler.py``): a
+#: pickle holding any other is refused (``Unsupported operand``) whatever the allowlist holds, so files of
+#: protocols 0, 1, 4 and 5 are refused as soon as they use an opcode of their own (FRAME, MEMOIZE,
+#: SHORT_BINUNICODE, STACK_GLOBAL, PUT, ...; spec/inspect.md#inspect-readiness).  A test checks this set
+#: against torch opcode by opcode.
+WEIGHTS_ONLY: frozenset[str] = frozenset({
+    "GLOBAL", "NEWOBJ", "REDUCE", "BUILD", "APPEND", "APPENDS", "SETITEM", "SETITEMS", "MARK", "TUPLE",
+    "TUPLE1", "TUPLE2", "TUPLE3", "NONE", "NEWFALSE", "NEWTRUE", "EMPTY_TUPLE", "EMPTY_LIST", "EMPTY_DICT",
+    "EMPTY_SET", "BININT", "BININT1", "BININT2", "BINFLOAT", "BINUNICODE", "SHORT_BINSTRING", "BINPERSID",
+    "BINGET", "LONG_BINGET", "BINPUT", "LONG_BINPUT", "LONG1", "PROTO", "STOP",
+})
+
+
+def walk(buf: bytes | memoryview, start: int, end: int) -> list[tuple[int, Opcode]]:
+    """``(offset, opcode)`` of each opcode of a pickle already run from ``start`` to ``end`` (the offset
+    after its STOP), its arguments skipped by the table's layouts."""
+    data = bytes(buf[start:end])  # one copy of the pickle alone, searched for newlines
+    out: list[tuple[int, Opcode]] = []
+    pos, n = 0, len(data)
+    while pos < n:
+        op = BY_CODE[data[pos]]
+        out.append((start + pos, op))
+        pos += 1
+        if op.arg is None:
+            continue
+        size = op.arg.size
+        if size > 0:
+            pos += size
+        elif size == UP_TO_NEWLINE:
+            for _ in range(2 if op.arg is STRINGNL_NOESCAPE_PAIR else 1):
+                nl = data.find(b"\n", pos)
+                pos = n if nl < 0 else nl + 1
+        else:
+            width = {LENGTH_UINT1: 1, LENGTH_INT4: 4, LENGTH_UINT4: 4, LENGTH_UINT8: 8}[size]
+            pos += width + int.from_bytes(data[pos:pos + width], "little", signed=size == LENGTH_INT4)
+    return out

@@ -36,7 +36,7 @@ from . import tensor_run
 from .globals import Allowed, lookup
 
 if TYPE_CHECKING:
-    from .machine import Machine
+    from .running import Running
 
 _BINGET, _LONG_BINGET = 0x68, 0x6A  # h, j
 _BINPUT, _LONG_BINPUT = 0x71, 0x72  # q, r
@@ -70,7 +70,7 @@ def _is(v: Any, name: tuple[str, str]) -> bool:
     return type(v) is Global and v.name == name[1] and v.module == name[0]
 
 
-def run(m: Machine, pos: int, ran: int) -> int:
+def run(m: Running, pos: int, ran: int) -> int:
     """Run the tensor sequence at ``pos`` (a GET, or a state_dict key's BINUNICODE PUT before it) if it is
     one: the number of opcodes it took, else 0 with
     the machine unchanged.  ``ran`` is the number of opcodes run before it."""
@@ -99,7 +99,7 @@ def run(m: Machine, pos: int, ran: int) -> int:
     return ops + tensor_run.take(m, lay, entry, ran + ops)
 
 
-def _effects(m: Machine, seq: tuple[Any, ...], entry: Allowed, work: int) -> None:
+def _effects(m: Running, seq: tuple[Any, ...], entry: Allowed, work: int) -> None:
     """Do what the sequence's opcodes do, in their order (nothing before this changed the machine).
 
     Tuples are recorded by :meth:`Machine.made_hashable`, as :meth:`Machine.tuple_of` records them, with
@@ -190,7 +190,7 @@ def _int(buf: Any, p: int) -> tuple[int, int]:
     raise _Decline
 
 
-def _str(m: Machine, p: int, got: list[int], puts: list[int]) -> tuple[Any, bool, int]:
+def _str(m: Running, p: int, got: list[int], puts: list[int]) -> tuple[Any, bool, int]:
     """A str written afresh (BINUNICODE PUT) or fetched (GET): (value, fresh, offset after)."""
     buf = m.buf
     if buf[p] != _BINUNICODE:
@@ -222,7 +222,7 @@ def _ints(buf: Any, p: int, puts: list[int]) -> tuple[tuple[int, ...] | None, in
     return tuple(items), len(items) + 2 + marked, _put(buf, q + 1, puts)
 
 
-def _read(m: Machine, pos: int) -> tuple[Any, ...]:
+def _read(m: Running, pos: int) -> tuple[Any, ...]:
     """Read the sequence at ``pos`` without changing the machine; :class:`_Decline` if it is not one.
     The tuple: (memo keys PUT in order, offset of the last PUT, offset after it, opcodes, the persistent
     id's five items with whether key and location were fresh, BINPERSID's offset, the view's offset,

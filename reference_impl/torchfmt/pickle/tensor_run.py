@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .globals import Allowed
-    from .machine import Machine
+    from .running import Running
 
 #: Whether taken entries start runs (the equivalence tests turn it off).
 ENABLED = True
@@ -167,7 +167,7 @@ class Layout:
 MAX_LAYOUTS = 16
 
 
-def layout(m: Machine, start: int, end: int, n_size: int | None, n_stride: int | None, ops: int, work: int,
+def layout(m: Running, start: int, end: int, n_size: int | None, n_stride: int | None, ops: int, work: int,
            taken: tuple[Any, ...]) -> Layout | None:
     """The layout of the entry just taken at ``buf[start:end]``: one the machine has made before that
     fits it and still holds, else a new one (kept by the machine); None if the entry holds an opcode a
@@ -210,7 +210,7 @@ def _other(lay: Layout, layouts: list[Layout], buf: Any, p: int) -> Layout | Non
     return None
 
 
-def take(m: Machine, lay: Layout, entry: Allowed, ran: int) -> int:
+def take(m: Running, lay: Layout, entry: Allowed, ran: int) -> int:
     """Take the entries at ``m.pos`` laid out as ``lay`` or as another layout the machine holds; the
     number of opcodes taken (``ran`` were run before)."""
     buf, memo, stack, nest, made = m.buf, m.memo, m.stack, m.nest, m.made

@@ -15,7 +15,7 @@ from ..errors import FormatError, Unsupported, quote
 from ..model import Document, Global, Storage
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import Machine
-from .zip import decode_location
+from .archive import decode_location
 
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
@@ -106,6 +106,8 @@ class LegacyStorages:
             if first != signature:
                 raise FormatError("bad-reference", offset, f"storage {key!r} named twice with different "
                                                            "type, location or size")
+            if not storage.numel:  # torch keeps no empty storage: spec/tensors.md#tensors-storage-identity
+                return Storage(storage.dtype, 0, device=storage.device, key=storage.key)
             return storage
         dtype, location, numel = signature
         storage = Storage(dtype, numel, device=location, key=str(key))

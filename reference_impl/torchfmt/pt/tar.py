@@ -20,9 +20,9 @@ from ..limits import TAR_PAX_BYTES
 from ..model import Document, Global, Storage, Tensor
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import Machine
+from .archive import decode_location
 from .legacy import check_sys_info
 from .rebuild import check_view
-from .zip import decode_location
 
 BLOCK = 512
 MEMBERS = ("sys_info", "pickle", "tensors", "storages")
@@ -42,9 +42,13 @@ class TarMember:
 
 
 def _octal(field: bytes, at: int) -> int:
-    """A numeric header field: octal text (NUL/space padded) or GNU base-256."""
+    """A numeric header field: octal text (NUL/space padded) or GNU base-256: 0x80 then the value
+    big-endian (0xff, a negative number, and any other first byte with the high bit are refused)."""
     if field[:1] and field[0] & 0x80:
-        return int.from_bytes(bytes([field[0] & 0x7F]) + field[1:], "big")
+        if field[0] != 0x80:
+            raise FormatError("bad-container", at, f"tar number field {ascii(field)} is negative or not a "
+                                                   "GNU base-256 number")
+        return int.from_bytes(field[1:], "big")
     text = field.rstrip(b"\0 ").lstrip(b" ")
     if not text:
         return 0

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import Unsupported
 from ..model import Document
-from .zip import Archive
+from .archive import Archive
 from .ziparchive import Records, Source
 
 #: Globals under these modules are TorchScript classes: opaque objects in every mode.

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from ..dtypes import DType
-from ..errors import FormatError
+from ..errors import FormatError, Unsupported, quote
 from ..model import Storage
 
 if TYPE_CHECKING:
@@ -56,15 +56,22 @@ class Hints:
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Hints:
+        """The hints the ``TORCHFMT_T7_*`` variables give (spec/canonical.md#canonical-t7-hints); an unset or
+        empty variable gives none.  A value outside the table is refused before any file is read, whatever
+        the file (spec/t7.md#t7-hints): :class:`~torchfmt.errors.Unsupported` ``t7-hint``."""
         env = os.environ if environ is None else environ
-        long_size = env.get(HINT_ENV["long_size"])
-        if long_size and long_size.strip() not in ("4", "8"):
-            raise ValueError(f"{HINT_ENV['long_size']}={long_size[:20]!r} is not 4 or 8")
-        return cls(
-            mode=env.get(HINT_ENV["mode"]) or None,
-            long_size=int(long_size.strip()) if long_size else None,
-            byte_order=env.get(HINT_ENV["byte_order"]) or None,
-        )
+        given: dict[str, object] = {}
+        for name, var in HINT_ENV.items():
+            text = env.get(var, "").strip()
+            if not text:
+                continue
+            allowed = HINT_VALUES[name]
+            value = next((a for a in allowed if str(a) == text), None)
+            if value is None:
+                raise Unsupported(f"t7-hint ({var}={quote(text)} is not one of "
+                                  f"{', '.join(str(a) for a in allowed)})")
+            given[name] = value
+        return cls(**given)  # type: ignore[arg-type]
 
     def override(self, **given: object) -> Hints:
         """These hints with every non-``None`` value of ``given`` replacing the old one."""

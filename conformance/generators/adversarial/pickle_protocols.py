@@ -1,0 +1,67 @@
+"""Opcodes above the protocol their pickle declares, for every declared protocol
+(spec/pickle.md#pickle-protocols).
+
+For each declared protocol (none, ``PROTO 0`` to ``PROTO 4``) and each higher protocol an opcode can
+belong to (2 to 5; protocols 0 and 1 mix freely), one pickle holds one opcode of that higher protocol: a
+value of a dict.  Declared protocols 2 to 4 reuse torch's own ``data.pkl`` (a protocol 2 program, valid
+under any higher PROTO) with its PROTO byte changed and the value added as one more key; protocols 0 and
+1 need a pickle of protocol 0 opcodes (``MARK DICT``, ``UNICODE``, ``SETITEM``), so theirs holds only the
+dict, in torch's zip container.
+"""
+
+from __future__ import annotations
+
+import pickle
+import struct
+
+from . import assemble as a
+from . import sources, wrap
+from .record import AdvCase
+
+GEN = "pickle_protocols.py"
+#: One opcode of each protocol from 2, pushing a value: (protocol, name, bytes).
+HIGHER = (
+    (2, "newtrue", pickle.NEWTRUE),
+    (3, "short-binbytes", pickle.SHORT_BINBYTES + b"\x02hi"),
+    (4, "short-binunicode", pickle.SHORT_BINUNICODE + b"\x02hi"),
+    (5, "bytearray8", pickle.BYTEARRAY8 + struct.pack("<Q", 2) + b"hi"),
+)
+#: Declared protocols: the case name's word and the PROTO argument (``None``: no PROTO).
+DECLARED = (("none", None), ("0", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4))
+WHY = ("no pickler writes an opcode above the protocol its pickle declares, and torch's weights_only "
+       "unpickler does not check the protocol; a reader that checks it refuses such a program as CPython's "
+       "pickletools.dis does")
+
+
+def _text_dict(declared: int | None, value: bytes) -> bytes:
+    """``{'above': value}`` in protocol 0 opcodes, after ``PROTO declared`` when given."""
+    head = a.proto(declared) if declared is not None else b""
+    return head + pickle.MARK + pickle.DICT + pickle.UNICODE + b"above\n" + value + pickle.SETITEM + a.stop()
+
+
+def protocol_cases() -> list[AdvCase]:
+    out: list[AdvCase] = []
+    torch_pkl = wrap.zip_pickle()
+    assert torch_pkl[:2] == a.proto(2)
+    for word, declared in DECLARED:
+        effective = 1 if declared is None or declared < 2 else declared  # PROTO 0 declares protocol 1
+        for proto, name, value in HIGHER:
+            if proto <= effective:
+                continue
+            if declared is not None and declared >= 2:
+                pkl = wrap.inject(a.proto(declared) + torch_pkl[2:], "above", value)
+                how = (f"torch's data.pkl with its PROTO 2 changed to PROTO {declared} and one more key "
+                       f"whose value is pushed by {name.upper().replace('-', '_')} (protocol {proto})")
+                feats = [f"pickle-protocol-{declared}", "pickle-dict", "dtype-float32"]
+            else:
+                pkl = _text_dict(declared, value)
+                first = "no PROTO" if declared is None else f"PROTO {declared}"
+                how = (f"a protocol 0 dict pickle ({first}: protocol 0 or 1) whose one value is pushed by "
+                       f"{name.upper().replace('-', '_')} (protocol {proto}), as torch's zip data.pkl")
+                feats = ["pickle-protocol-0", "pickle-protocol-1", "pickle-dict"]
+            out.append(AdvCase(
+                f"pt-zip/adv-pickle-above-protocol-{word}-{name}", wrap.in_zip(pkl), ["bad-opcode"],
+                ["zip-archive", "adv-bad-opcode", *feats],
+                ["pickle.md#pickle-protocols", "pickle.md#pickle-opcodes", "pt-zip.md#pt-zip-data-pkl"],
+                how, sources.zip_source(), GEN, why_stricter=WHY))
+    return out

@@ -1,0 +1,205 @@
+"""A reader's batch mode is judged as its per-process runs are (spec/canonical.md#canonical-reader-batch):
+a fake reader that speaks both, and misbehaves on given files, gets the same verdict kind either way, and
+after a crash, a timeout, a memory blow-up or garbage mid-batch the next file is still answered."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from harness.batch import BatchSession
+from harness.runner import run_reader
+
+pytestmark = pytest.mark.spec("canonical.md#canonical-reader-batch", "canonical.md#canonical-reader-cli")
+
+DESCRIPTION = {"description_version": 0, "format": "pt-zip", "objects": [], "storages": {}}
+
+#: The fake reader: ``fake.py PATH`` (one process) or ``fake.py --batch``; what it does to a file is
+#: the file's first word.
+FAKE = textwrap.dedent('''
+    import json, os, signal, sys, time
+
+    def read(path, out):
+        word = open(path).read().split()[0]
+        if word == "ok":
+            return 0, json.dumps(DESCRIPTION | {"_hint": os.environ.get("TORCHFMT_T7_MODE")}), ""
+        if word == "reject":
+            return 1, "", "truncated: ends at byte 3"
+        if word == "crash":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if word == "hang":
+            time.sleep(600)
+        if word in ("eat", "eat-die"):
+            hoard = []
+            try:
+                while True:
+                    hoard.append(bytearray(64 << 20))
+            except MemoryError:
+                hoard.clear()
+                if word == "eat-die":
+                    os.abort()  # as a C++ reader's uncaught std::bad_alloc ends
+                return 1, "", "limit-exceeded: out of memory"
+        if word == "garbage":
+            out.write("this is no JSON\\n")
+            out.flush()
+            return None
+        if word == "side":
+            open(os.path.join(os.path.dirname(path), "left-behind"), "w").close()
+            return 0, json.dumps(DESCRIPTION), ""
+        return 2, "", "unsupported: " + word
+
+    if sys.argv[1:] == ["--batch"]:
+        answers = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        for line in sys.stdin:
+            request = json.loads(line)
+            os.environ.pop("TORCHFMT_T7_MODE", None)
+            os.environ.update(request["hints"])
+            result = read(request["path"], answers)
+            if result is None:
+                continue
+            status, out, err = result
+            body = '"description": ' + out if status == 0 else '"error": ' + json.dumps(err)
+            answers.write('{"id": %d, "status": %d, %s}\\n' % (request["id"], status, body))
+            answers.flush()
+    else:
+        result = read(sys.argv[1], sys.stdout)
+        if result is not None:
+            status, out, err = result
+            sys.stdout.write(out)
+            sys.stderr.write(err)
+            sys.exit(status)
+''').replace("DESCRIPTION", repr(DESCRIPTION))
+
+
+@pytest.fixture
+def fake(tmp_path: Path) -> list[str]:
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    return [sys.executable, str(script)]
+
+
+def case(tmp_path: Path, name: str, word: str) -> Path:
+    folder = tmp_path / "cases" / name
+    folder.mkdir(parents=True)
+    path = folder / "data.pt"
+    path.write_text(word)
+    return path
+
+
+LIMITS = {"time_limit": 5.0, "memory_limit": 512 << 20}
+
+
+@pytest.mark.parametrize("word,kind", [
+    ("crash", "crash"), ("hang", "timeout"), ("eat-die", "crash"), ("garbage", "output"),
+    ("side", "side-effect"),
+])
+def test_a_broken_request_is_judged_as_alone_and_the_next_file_is_answered(
+        fake: list[str], tmp_path: Path, word: str, kind: str) -> None:
+    ok, bad, after = (case(tmp_path, n, w) for n, w in (("a", "ok"), ("b", word), ("c", "ok")))
+    alone = run_reader(fake, bad, **LIMITS)
+    session = BatchSession([*fake, "--batch"], **LIMITS)
+    try:
+        first, broken, next_one = (session.run(p) for p in (ok, bad, after))
+    finally:
+        session.close()
+    assert alone.outcome == "broken" and alone.breakage == kind, alone.summary()
+    assert broken.outcome == "broken" and broken.breakage == kind, broken.summary()
+    assert first.outcome == "accepted" and next_one.outcome == "accepted", next_one.summary()
+    assert session.starts == (1 if kind == "side-effect" else 2)  # a broken answer ends the process
+
+
+def test_the_memory_limit_holds_for_the_process(fake: list[str], tmp_path: Path) -> None:
+    """A file that eats memory meets the limit in the batch process as alone (limit-exceeded, then the
+    memory is free again); the same reader with more room is not refused by the limit."""
+    eat, after = case(tmp_path, "a", "eat"), case(tmp_path, "b", "ok")
+    alone = run_reader(fake, eat, **LIMITS)
+    session = BatchSession([*fake, "--batch"], **LIMITS)
+    try:
+        runs = [session.run(eat), session.run(after), session.run(eat)]
+    finally:
+        session.close()
+    assert (alone.outcome, alone.code) == ("rejected", "limit-exceeded"), alone.summary()
+    assert [(r.outcome, r.code) for r in runs] == [("rejected", "limit-exceeded"), ("accepted", None),
+                                                   ("rejected", "limit-exceeded")]
+    assert session.starts == 1
+
+
+def test_answers_carry_the_outcomes_and_the_hints(fake: list[str], tmp_path: Path) -> None:
+    ok, reject, other = case(tmp_path, "a", "ok"), case(tmp_path, "b", "reject"), case(tmp_path, "c", "x")
+    session = BatchSession([*fake, "--batch"], **LIMITS)
+    try:
+        hinted = session.run(ok, {"mode": "ascii"})
+        plain = session.run(ok)
+        rejected, declined = session.run(reject), session.run(other)
+    finally:
+        session.close()
+    assert hinted.description["_hint"] == "ascii" and plain.description["_hint"] is None
+    assert (rejected.outcome, rejected.code) == ("rejected", "truncated")
+    assert declined.outcome == "declined" and declined.message == "unsupported: x"
+    assert session.starts == 1 and session.requests == 4
+
+
+@pytest.mark.parametrize("answer,problem", [
+    ('{"id": 7, "status": 0, "description": {}}', "id"),
+    ('{"id": 1, "status": "0"}', "status"),
+    ('{"id": 1, "status": 0, "description": []}', "not a JSON object"),
+    ('{"id": 1, "status": 1, "error": "no-such-code: x"}', "closed set"),
+    ('{"id": 1, "status": 1, "error": "truncated: x", "description": {}}', "description"),
+    ('{"id": 1, "status": 2, "error": "truncated: x"}', "unsupported"),
+    ('{"id": 1, "status": 3, "error": "x"}', "exit status 3"),
+    ('{"id": 1, "status": 0, "description": {}, "extra": 1}', "members"),
+    ('{"id": 1, "status": 0, "description": {"a": 1, "a": 2}}', "duplicate key"),
+])
+def test_answers_that_break_the_contract(tmp_path: Path, answer: str, problem: str) -> None:
+    """Each answer is held to the per-process table: a well-framed but wrong answer is an output (or crash)
+    failure of that file."""
+    script = tmp_path / "reader.py"
+    script.write_text(f"import sys\nfor line in sys.stdin:\n    print({answer!r}, flush=True)\n")
+    path = case(tmp_path, "a", "ok")
+    session = BatchSession([sys.executable, str(script)], **LIMITS)
+    try:
+        run = session.run(path)
+    finally:
+        session.close()
+    assert run.outcome == "broken" and problem in "; ".join(run.problems), run.problems
+
+
+def test_a_reader_that_cannot_start(tmp_path: Path) -> None:
+    session = BatchSession([str(tmp_path / "no-such-reader")], **LIMITS)
+    run = session.run(case(tmp_path, "a", "ok"))
+    session.close()
+    assert run.breakage == "start", run.summary()
+
+
+def test_the_suite_fails_a_case_whose_batch_answer_depends_on_order(tmp_path: Path) -> None:
+    """A reader that answers its first request as alone and the later ones otherwise: the suite's rerun
+    one process per file fails those cases, naming both verdicts."""
+    script = tmp_path / "forgetful.py"
+    script.write_text(textwrap.dedent('''
+        import json, sys
+        if sys.argv[1:] != ["--batch"]:
+            sys.stderr.write("unsupported: everything\\n")
+            sys.exit(2)
+        for n, line in enumerate(sys.stdin):
+            request = json.loads(line)
+            error = "unsupported: everything" if n == 0 else "truncated: remembered an earlier file"
+            print(json.dumps({"id": request["id"], "status": 2 if n == 0 else 1, "error": error}), flush=True)
+    '''))
+    report = tmp_path / "report.json"
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "conformance/test_cases.py", "-q", "-p", "no:cacheprovider",
+         "--reader", f"{sys.executable} {script} --batch", "--reader-batch", "--batch-recheck", "all",
+         "--format", "pt-tar", "--reader-jobs", "1", "--report-json", str(report)],
+        cwd=root, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    results = json.loads(report.read_text())["results"]
+    differ = [r for r in results if r["kind"] == "batch-differs"]
+    assert len(differ) == len(results) - 1 and len(results) > 2, [r["kind"] for r in results]
+    assert "one process per file declined/declined" in differ[0]["detail"], differ[0]["detail"]
+    assert "rerun one process per file" in proc.stdout and f"{len(differ)} differ" in proc.stdout
