@@ -23,7 +23,7 @@ RULES_FILE = Path(__file__).resolve().parent / "documented.yaml"
 #: spec refuses what torch7's File:readObject loads.
 LUA_RULES_FILE = Path(__file__).resolve().parent / "documented_lua.yaml"
 RULE_KEYS = frozenset({"id", "reader", "formats", "code", "message", "spec", "why", "cases"})
-READERS = ("reference", "torch")
+READERS = ("reference", "torch", "lua")
 
 
 @dataclass(frozen=True)

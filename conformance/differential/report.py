@@ -13,6 +13,8 @@ from typing import Any
 from .classify import CLASSES, REAL
 from .run import Row
 
+TITLE = "torch 2.13 `torch.load(weights_only=True)` vs the reference"
+
 
 def _run_json(run: Any) -> dict[str, Any] | None:
     if run is None:
@@ -32,14 +34,16 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:150]
 
 
-def write(rows: list[Row], out: Path, settings: dict[str, Any]) -> dict[str, Any]:
-    """Write the report into ``out`` and return its summary."""
+def write(rows: list[Row], out: Path, settings: dict[str, Any], classes: tuple[str, ...] = CLASSES,
+          real_classes: tuple[str, ...] = REAL, title: str = TITLE) -> dict[str, Any]:
+    """Write the report into ``out`` and return its summary (``classes``, ``real_classes`` and ``title``: the
+    .t7 run's, differential/t7.py, where they are not torch's)."""
     out.mkdir(parents=True, exist_ok=True)
     by_class = Counter(r.verdict.klass for r in rows)
     by_group: dict[str, Counter[str]] = {}
     for r in rows:
         by_group.setdefault(f"{r.variant.source}/{r.variant.group}", Counter())[r.verdict.klass] += 1
-    real = [r for r in rows if r.verdict.real]
+    real = [r for r in rows if r.verdict.klass in real_classes]
     for r in real:
         folder = out / "findings" / r.verdict.klass
         folder.mkdir(parents=True, exist_ok=True)
@@ -47,25 +51,26 @@ def write(rows: list[Row], out: Path, settings: dict[str, Any]) -> dict[str, Any
         (folder / (stem + r.variant.suffix)).write_bytes(r.variant.data)
         (folder / (stem + ".json")).write_text(json.dumps(row_json(r), indent=1) + "\n")
     summary = {"settings": settings, "variants": len(rows), "real": len(real),
-               "by_class": {k: by_class[k] for k in CLASSES if by_class[k]},
+               "by_class": {k: by_class[k] for k in classes if by_class[k]},
                "by_group": {g: dict(c) for g, c in sorted(by_group.items())},
                "rules_used": dict(Counter(r.verdict.rule for r in rows if r.verdict.rule))}
     (out / "report.json").write_text(json.dumps({"summary": summary, "rows": [row_json(r) for r in rows]},
                                                 indent=1) + "\n")
-    (out / "summary.md").write_text(markdown(summary, real))
+    (out / "summary.md").write_text(markdown(summary, real, classes, real_classes, title))
     return summary
 
 
-def markdown(summary: dict[str, Any], real: list[Row]) -> str:
-    cols = [k for k in CLASSES if k in summary["by_class"]]
-    lines = ["# Differential run: torch 2.13 `torch.load(weights_only=True)` vs the reference", "",
+def markdown(summary: dict[str, Any], real: list[Row], classes: tuple[str, ...] = CLASSES,
+             real_classes: tuple[str, ...] = REAL, title: str = TITLE) -> str:
+    cols = [k for k in classes if k in summary["by_class"]]
+    lines = [f"# Differential run: {title}", "",
              f"{summary['variants']} variants, {summary['real']} real disagreements; settings: "
              f"`{json.dumps(summary['settings'])}`.", "",
              "| source/group | " + " | ".join(cols) + " |", "| --- |" + " ---: |" * len(cols)]
     for group, counts in summary["by_group"].items():
         lines.append(f"| {group} | " + " | ".join(str(counts.get(k, "")) for k in cols) + " |")
     lines.append("| **all** | " + " | ".join(f"**{summary['by_class'][k]}**" for k in cols) + " |")
-    lines += ["", f"Real classes: {', '.join(REAL)}.", "", "## Real disagreements", ""]
+    lines += ["", f"Real classes: {', '.join(real_classes)}.", "", "## Real disagreements", ""]
     if not real:
         lines.append("None.")
     for r in real:

@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 import pytest
 import torchfmt
-from torchfmt.convert import ConvertError, convert
 from torchfmt.errors import FormatError, Unsupported
 from torchfmt.model import LuaTable
-from torchfmt.slim import LEVELS, slim
 from torchfmt.t7.encodings import Hints
+from torchfmt.tools.convert import ConvertError, convert
+from torchfmt.tools.slim import LEVELS, slim
 from torchfmt.writer.t7 import T7Writer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,15 +242,24 @@ def test_slimmed_files_load_in_lua_and_models_compute_the_same(lua: LuaWorker, t
 
 
 def _tensors(desc: dict[str, Any]) -> dict[str, tuple[str, list[int], str]]:
-    """name -> (dtype, shape, sha256) of the top-level mapping's tensors (dict or Lua table)."""
+    """name -> (dtype, shape, sha256) of the top-level mapping's tensors (dict or Lua table), a ``ref`` to a
+    shared tensor (tied weights) resolved to it."""
     top = desc["objects"][0]
     if top["type"] not in ("dict", "ordered_dict", "table"):
         return {}
-    return {
-        str(k.get("value")): (v["dtype"], v["shape"], v["sha256"])
-        for k, v in top["items"]
-        if v.get("type") == "tensor"
-    }
+    shared, stack = {}, [top]  # every value written in full with an id, at any depth
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            if "id" in v and v.get("type") != "ref":
+                shared[v["id"]] = v
+            stack.extend(v.get(key) for key in ("items", "value") if isinstance(v.get(key), (list, dict)))
+    values = {str(k.get("value")): shared.get(v["id"], v) if v["type"] == "ref" else v
+              for k, v in top["items"]}
+    return {name: (v["dtype"], v["shape"], v["sha256"]) for name, v in values.items()
+            if v.get("type") == "tensor"}
 
 
 @pytest.mark.spec("t7.md#t7-convert", "t7.md#t7-write")

@@ -668,7 +668,7 @@ class ObjectReader:
 
     def _generic(self, obj: TorchObject) -> _Reader:
         """Any other class: one table of fields (spec/t7.md#t7-custom-write)."""
-        obj.value = yield (f"the payload of torch class {obj.class_name} must be a table of fields "
+        obj.value = yield (f"the payload of torch class {_show(obj.class_name)} must be a table of fields "
                            f"(a class with its own write() is not readable generically)")
         return obj
 
