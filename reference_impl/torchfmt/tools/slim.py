@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +34,7 @@ from ..walk import values
 from ..writer import write
 from ..writer.atomic import atomic_file
 from .convert import ConvertError, check_output
+from .progress import CountingFile, progress
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
 from .sizes import identical_groups, span, storage_bytes
 
@@ -93,23 +93,6 @@ def human(n: int) -> str:
     return f"{n} B"
 
 
-class _Progress:
-    """``slim: <what> i/n`` on stderr, redrawn in place, only when stderr is a terminal."""
-
-    def __init__(self, what: str, items: list[Any]) -> None:
-        self.what, self.items = what, items
-        self.show = sys.stderr.isatty() and len(items) > 1
-
-    def __iter__(self) -> Iterator[Any]:
-        n = len(self.items)
-        for i, item in enumerate(self.items):
-            if self.show:
-                print(f"\rslim: {self.what} {i + 1}/{n}", end="", file=sys.stderr, flush=True)
-            yield item
-        if self.show:
-            print(file=sys.stderr)
-
-
 # -- the object graph ----------------------------------------------------------------------------
 
 def storage_users(obj: Any) -> tuple[dict[int, list[Tensor]], dict[int, Storage], set[int]]:
@@ -135,7 +118,7 @@ def trim_storages(obj: Any) -> int:
     of storages made smaller.  Tensors are changed in place, so everything that held them still does."""
     users, storages, bare = storage_users(obj)
     trimmed = 0
-    for sid in _Progress("trimming storages", list(users)):
+    for sid in list(users):
         storage, tensors = storages[sid], users[sid]
         if sid in bare or storage.dtype.per_byte > 1 or any(t.dtype != storage.dtype for t in tensors):
             continue  # packed or reinterpreted elements: the span is not in the storage's elements
@@ -349,8 +332,8 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
         report.written = force or sink.size < report.bytes_before
         return report
     try:
-        with atomic_file(output) as f:
-            write(obj, f, fmt, t7_mode=mode, path=output)
+        with progress(report.storage_bytes_after, "slim: writing") as done, atomic_file(output) as f:
+            write(obj, CountingFile(f, done), fmt, t7_mode=mode, path=output)  # type: ignore[arg-type]
             if not force and f.tell() >= report.bytes_before:
                 report.bytes_after = f.tell()
                 raise _NoGain  # the temporary file goes, the output is never created
