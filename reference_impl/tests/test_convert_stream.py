@@ -159,3 +159,15 @@ def test_progress_on_a_terminal_only(tmp_path: Path, target: str) -> None:
     piped = subprocess.run([sys.executable, "-c", _RUN, "convert", str(src), str(tmp_path / f"2{target}")],
                            capture_output=True, text=True, env=ENV)
     assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith("converted ")
+
+
+def test_released_pages_read_again(tmp_path: Path) -> None:
+    """A storage released after use gives its mapped pages back (MADV_DONTNEED), and reads the same
+    values when asked again: the map is of the file, read-only."""
+    torch.save({"w": torch.arange(1 << 20, dtype=torch.float32)}, tmp_path / "w.pt")
+    doc = torchfmt.open_document(tmp_path / "w.pt")
+    s = doc.objects[0]["w"].storage
+    first = s.array().copy()
+    s.release()
+    assert s.data is None
+    assert np.array_equal(s.array(), first) and first[-1] == (1 << 20) - 1

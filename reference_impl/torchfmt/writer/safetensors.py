@@ -83,4 +83,6 @@ def write_safetensors(tensors: dict[str, Tensor], f: BinaryIO, metadata: dict[st
             f.write(chunk)
             if progress is not None:
                 progress(chunk.nbytes)
+        if t.storage is not None:
+            t.storage.release()  # its pages go back: the input is never resident whole
     return len(head) + size
