@@ -379,18 +379,30 @@ def test_whole_model_with_inert_names_as_torch_state_dict(tmp_path: Path) -> Non
 
 @needs_torch
 @needs_corpus
-@pytest.mark.spec("pt-zip.md#pt-zip-write")
+@pytest.mark.spec("pt-zip.md#pt-zip-write", "t7.md#t7-convert-devices")
 def test_old_cuda_legacy_file_to_zip(tmp_path: Path) -> None:
     """A PyTorch 0.4 legacy file with cuda:0 storages (corpus tier) converts to a zip file that torch
-    loads as it loads the original, storage locations kept."""
+    loads as it loads the original: with --keep-devices, storage locations kept; by default every
+    storage tagged cpu, so that torch loads it without map_location on a machine with no GPU."""
     source = corpus_root() / "pt" / "wild" / "legacy_torch0.4.1_allennlp_atis_cuda0.th"
     loaded = td.torch_load(source, True)
     original = td.describe(loaded.obj, "pt", locations=loaded.locations)
     out = tmp_path / "z.pt"
-    convert(str(source), str(out))
+    convert(str(source), str(out), keep_devices=True)
     again = td.torch_load(out, True)
     assert compare(original, td.describe(again.obj, "pt", locations=again.locations)) == []
     assert "cuda:0" in json.dumps(original)
+    cpu = tmp_path / "cpu.pt"
+    report = convert(str(source), str(cpu))
+    assert set(report.moved_to_cpu) == {"cuda:0"} and "--keep-devices" in report.line()
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA"):
+            torch.load(out, weights_only=True)  # the kept tag needs map_location here
+    plain = torch.load(cpu, weights_only=True)  # no map_location
+    assert all(t.device.type == "cpu" for t in plain.values() if isinstance(t, torch.Tensor))
+    moved = td.torch_load(cpu, True)
+    as_cpu = json.loads(json.dumps(original).replace('"cuda:0"', '"cpu"'))
+    assert compare(as_cpu, td.describe(moved.obj, "pt", locations=moved.locations)) == []
 
 
 @pytest.mark.spec("t7.md#t7-convert")

@@ -91,7 +91,7 @@ def test_identical_storages_saved_once(tmp_path: Path) -> None:
     assert report.storages_merged == 1
     assert _ptr(out["a"]) == _ptr(out["b"]) != _ptr(out["c"])
     assert torch.equal(out["b"], w) and torch.equal(out["c"], w + 1)
-    slim(str(tmp_path / "in.pt"), str(tmp_path / "kept.pt"), merge=False)
+    slim(str(tmp_path / "in.pt"), str(tmp_path / "kept.pt"), merge=False, force=True)
     kept = _load(tmp_path / "kept.pt")
     assert _ptr(kept["a"]) != _ptr(kept["b"])
 
@@ -117,10 +117,10 @@ def test_trainer_checkpoint_levels_and_drops(tmp_path: Path) -> None:
     assert sorted(r.dropped) == ["ema_state_dict", "extra.big", "grads", "optimizer"]
     for k, v in ckpt["model"].items():
         assert torch.equal(out["model"][k], v)
-    slim(str(tmp_path / "in.pt"), str(tmp_path / "medium.pt"), "medium")
+    slim(str(tmp_path / "in.pt"), str(tmp_path / "medium.pt"), "medium", force=True)
     medium = sorted(_load(tmp_path / "medium.pt"))  # medium keeps what resuming training needs
     assert medium == ["ema_state_dict", "epoch", "extra", "grads", "model", "optimizer"]
-    slim(str(tmp_path / "in.pt"), str(tmp_path / "heavy.pt"))
+    slim(str(tmp_path / "in.pt"), str(tmp_path / "heavy.pt"), force=True)
     heavy = _load(tmp_path / "heavy.pt")
     assert sorted(heavy) == sorted(ckpt)
     assert torch.equal(heavy["optimizer"]["state"][0]["exp_avg"], ckpt["optimizer"]["state"][0]["exp_avg"])

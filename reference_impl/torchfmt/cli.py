@@ -118,6 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--inert", action="store_true",
                       help="read a whole pickled model (torch.save(model)) without running it and write its "
                            "state_dict")
+    conv.add_argument("--keep-devices", action="store_true",
+                      help="keep the device tags of the input (cuda:0, ...); by default every tensor is "
+                           "written as a CPU tensor, which torch loads without map_location")
     _t7_hints(conv)
     sl = sub.add_parser("slim", help="rewrite a .t7 or .pt file keeping only what matters",
                         description="Rewrite IN as OUT in IN's variant (a 0.1.x tar .pt as pt-zip): each "
@@ -170,7 +173,8 @@ def _convert(args: argparse.Namespace) -> int:
 
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
                                    keep_buffers=args.keep_buffers, metadata=args.metadata,
-                                   inert=args.inert, hints=_hints(args)), args.json)
+                                   inert=args.inert, keep_devices=args.keep_devices,
+                                   hints=_hints(args)), args.json)
 
 
 def _report(run: Callable[[], Any], as_json: bool) -> int:

@@ -59,6 +59,7 @@ class Storage:
         asked for), so that a big file's records are never all mapped at once."""
         if isinstance(self.buffer, Record):
             self.data = None
+            self.buffer.drop()
 
 
 @dataclass(eq=False)

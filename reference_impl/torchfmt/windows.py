@@ -100,6 +100,16 @@ class Record:
         mm = mmap.mmap(self.source.fd, self.offset + self.size - start, offset=start, access=mmap.ACCESS_READ)
         return memoryview(mm)[self.offset - start:]
 
+    def drop(self) -> None:
+        """Give back the pages of the record that the whole file's map holds resident: the map is of a
+        file, read-only, so a page dropped (``MADV_DONTNEED``) is read again if touched again.  Streaming
+        a big file through (``convert``) then keeps about one record resident, not the file."""
+        whole = self.source._whole
+        if whole is None or self.size <= self.READ_BELOW or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        start = self.offset - self.offset % mmap.PAGESIZE
+        whole.madvise(mmap.MADV_DONTNEED, start, min(len(whole), self.offset + self.size) - start)
+
 
 _new = object.__new__
 

@@ -27,10 +27,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..errors import Unsupported, quote
 from ..model import (
+    Document,
     Global,
     LuaFunction,
     LuaTable,
@@ -42,11 +41,16 @@ from ..model import (
     TorchObject,
 )
 from ..t7.encodings import Hints
-from ..writer import save
+from ..walk import values
+from ..writer import write
 from ..writer.atomic import atomic_file
 from ..writer.pickler import PicklingError
 from ..writer.reduce import torch_view
+from ..writer.safetensors import SAFETENSORS_DTYPES
+from ..writer.safetensors import write_safetensors as st_write
+from .progress import CountingFile, progress
 from .roles import MODULE_STATE, RANK, is_module, module_field_role
+from .sizes import storage_bytes
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
 _EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
@@ -66,7 +70,6 @@ REFUSALS: dict[str, str] = {
     "t7-value": "a value Lua Torch has no form for (a dtype without a Lua class, a lazy view, ...)",
     "safetensors-non-tensor": "a value that is not a tensor, without --metadata (the first ten named)",
     "safetensors-dtype": "a tensor safetensors has no form for (quantized; a lazy conjugate, negative view)",
-    "safetensors-package": "the optional safetensors package is not installed",
     "existing-output": "the output exists and --force was not given",
     "output-is-input": "the output is the input (refused even with --force)",
     "unwritable-path": "the output cannot be written (the operating system's reason)",
@@ -116,13 +119,18 @@ class Report:
     left_out: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)
     state_dict: bool = False
+    moved_to_cpu: dict[str, int] = field(default_factory=dict)  # device -> tensors and storages moved
 
     def line(self) -> str:
         what = "a state_dict of " if self.state_dict else ""
         extra = f"; {len(self.left_out)} training buffers left out" if self.left_out else ""
         tied = f"; {len(self.aliases)} tied names kept once" if self.aliases else ""
+        moved = ""
+        if self.moved_to_cpu:
+            devices = ", ".join(f"{n} from {d}" for d, n in sorted(self.moved_to_cpu.items()))
+            moved = f"; tensors and storages tagged cpu ({devices}; --keep-devices keeps the tags)"
         return (f"converted {self.source} ({self.source_format}) to {self.output} ({self.target}): "
-                f"{what}{self.tensors} tensors{extra}{tied}")
+                f"{what}{self.tensors} tensors{extra}{tied}{moved}")
 
     def json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -390,16 +398,13 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
 
 
 def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> None:
-    try:
-        from safetensors.numpy import save as st_save
-    except ImportError:
-        raise ConvertError("safetensors-package", "the safetensors package is not installed (pip install "
-                                                  "'torchfmt[safetensors]')") from None
+    """Write the flat tensors of ``obj`` as safetensors (spec/t7.md#t7-convert-safetensors): the header
+    first, then each tensor streamed from its storage (:mod:`torchfmt.writer.safetensors`)."""
     tensors, meta = flat_tensors(obj, metadata)
-    arrays: dict[str, np.ndarray] = {}
+    written: dict[str, Tensor] = {}
     kept: dict[int, str] = {}
     for name, t in tensors.items():
-        if t.conj or t.neg or t.dtype.quantized:
+        if t.conj or t.neg or t.dtype.name not in SAFETENSORS_DTYPES:
             view = " view" if t.conj or t.neg else ""
             raise ConvertError("safetensors-dtype",
                                f"{quote(name)}: a {t.dtype.name} tensor{view} has no safetensors form")
@@ -407,18 +412,13 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
             report.aliases[name] = kept[id(t)]
             continue
         kept[id(t)] = name
-        view = torch_view(t)
-        arrays[name] = np.array(view.numpy(), copy=True, order="C").reshape(view.shape)  # aliasing nothing
+        written[name] = torch_view(t)
     if report.aliases:
         meta["torchfmt.aliases"] = json.dumps(report.aliases)
-    report.tensors = len(arrays)
-    try:
-        data = st_save(arrays, metadata=meta or None)
-    except (ValueError, TypeError, KeyError) as e:  # a dtype safetensors' numpy side has no name for
-        raise ConvertError("safetensors-dtype",
-                           f"safetensors cannot hold these tensors: {quote(str(e), 120)}") from None
-    with atomic_file(path) as f:
-        f.write(data)
+    report.tensors = len(written)
+    total = sum(math.prod(t.shape) * t.dtype.itemsize for t in written.values())
+    with progress(total, "convert: writing") as done, atomic_file(path) as f:
+        st_write(written, f, meta or None, done)
 
 
 # -- the command ---------------------------------------------------------------------------------
@@ -456,10 +456,12 @@ def check_output(source: str, output: str, force: bool, command: str) -> None:
 
 def convert(source: str, output: str, to: str | None = None, *, force: bool = False,
             keep_buffers: bool = False, metadata: bool = False, inert: bool = False,
-            hints: Hints | None = None) -> Report:
+            keep_devices: bool = False, hints: Hints | None = None) -> Report:
     """Convert the file ``source`` to ``output`` (see the module docstring); ``inert`` reads a whole
-    pickled ``nn.Module`` and writes its state_dict (:class:`PickledModules`); ``hints`` are a ``.t7``
-    file's encoding hints, as for ``torchfmt dump``."""
+    pickled ``nn.Module`` and writes its state_dict (:class:`PickledModules`); ``keep_devices`` keeps
+    the device tags (``cuda:0``, ...) instead of tagging everything ``cpu``
+    (spec/t7.md#t7-convert-devices); ``hints`` are a ``.t7`` file's encoding hints, as for ``torchfmt
+    dump``."""
     from .. import open_document
 
     target = target_of(output, to)
@@ -478,13 +480,32 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
         modules = PickledModules()
         obj = modules.value(obj)
         report.state_dict = modules.modules > 0
+    if not keep_devices:
+        report.moved_to_cpu = to_cpu(obj)
     with writing(output, target):
         if target == "safetensors":
             write_safetensors(obj, output, metadata, report)
             return report
-        save(obj, output, target)
+        total = storage_bytes(Document(target, [obj]))
+        with progress(total, "convert: writing") as done, atomic_file(output) as f:
+            write(obj, CountingFile(f, done), target, path=output)  # type: ignore[arg-type]
     report.tensors = count_tensors(obj)
     return report
+
+
+def to_cpu(obj: Any) -> dict[str, int]:
+    """Tag every tensor and storage reachable from ``obj`` that is on another device (``cuda:0``, ``mps``,
+    ...) as a CPU one, in place (a file holds the bytes either way; torch then loads it without
+    ``map_location``); meta tensors stay meta.  How many were moved, by device."""
+    moved: dict[str, int] = collections.Counter()
+    for v in values(obj):
+        if isinstance(v, (Tensor, Storage)) and v.device not in ("cpu", "meta"):
+            moved[v.device] += 1
+            v.device = "cpu"
+        if isinstance(v, Tensor) and v.storage is not None and v.storage.device not in ("cpu", "meta"):
+            moved[v.storage.device] += 1
+            v.storage.device = "cpu"
+    return dict(moved)
 
 
 @contextlib.contextmanager

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..model import Document, LuaTable, OpaqueObject, QuantizedTensor, Storage, Tensor, TorchObject
 from ..walk import SHAREABLE, children, values
+from .progress import progress
 from .roles import (
     BY_NAME,
     LEVEL_RANK,
@@ -307,7 +308,8 @@ def identical_groups(storages: list[Storage]) -> list[list[int]]:
         if s.numel:
             by_shape[(s.dtype.name, s.device, s.numel)].append(i)
     groups: list[list[int]] = []
-    for (_, _, _), candidates in by_shape.items():
+    to_hash: list[tuple[list[int], int]] = []
+    for candidates in by_shape.values():
         if len(candidates) < 2:
             continue
         size = storages[candidates[0]].numel * storages[candidates[0]].dtype.itemsize
@@ -319,10 +321,14 @@ def identical_groups(storages: list[Storage]) -> list[list[int]]:
                 continue
             if size <= 2 * _ENDS:  # the ends are the whole storage
                 groups.append(same_ends)
-                continue
+            else:
+                to_hash.append((same_ends, size))
+    with progress(sum(len(g) * n for g, n in to_hash), "comparing storages") as done:
+        for same_ends, size in to_hash:
             by_hash: dict[bytes, list[int]] = collections.defaultdict(list)
             for i in same_ends:
                 by_hash[_digest(storages[i], size)].append(i)
+                done(size)
             groups += [g for g in by_hash.values() if len(g) > 1]
     return sorted(groups)
 

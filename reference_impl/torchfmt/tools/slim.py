@@ -20,10 +20,8 @@ these steps save (spec/inspect.md#inspect-slim).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
-import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +34,9 @@ from ..walk import values
 from ..writer import write
 from ..writer.atomic import atomic_file
 from .convert import ConvertError, check_output
+from .progress import CountingFile, progress
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
-from .sizes import span, storage_bytes
+from .sizes import identical_groups, span, storage_bytes
 
 #: ``--drop`` groups of ``.pt`` trainer checkpoints (each a role of :data:`torchfmt.tools.roles.ROLES`).
 PT_GROUPS = tuple(GROUPS)
@@ -54,16 +53,22 @@ class SlimReport:
     level: str
     dry_run: bool = False
     bytes_before: int = 0
-    bytes_after: int = 0
+    bytes_after: int | None = 0
     storage_bytes_before: int = 0
     storage_bytes_after: int = 0
     storages_trimmed: int = 0
     storages_merged: int = 0
     dropped: list[str] = field(default_factory=list)
+    written: bool = True  # False: nothing to save, no file written (spec/slim.md#slim-no-gain)
 
     def line(self) -> str:
+        if not self.written:
+            why = ("no storage to trim or merge and nothing to leave out" if self.bytes_after is None
+                   else f"the rewrite would be {human(self.bytes_after)}, not smaller")
+            return (f"slim {self.source} ({self.source_format}, {human(self.bytes_before)}): nothing to save "
+                    f"at level {self.level} ({why}); no file written (--force writes it anyway)")
         verb = "would write" if self.dry_run else "wrote"
-        saved = self.bytes_before - self.bytes_after
+        saved = self.bytes_before - (self.bytes_after or 0)
         share = f" ({100 * saved / self.bytes_before:.1f}% smaller)" if self.bytes_before else ""
         drop = ""
         if self.dropped:
@@ -71,7 +76,7 @@ class SlimReport:
                                                   if len(self.dropped) > 8 else "")
             drop = f"; dropped {len(self.dropped)}: {shown}"
         return (f"slim {self.source} ({self.source_format}, {human(self.bytes_before)}): {verb} "
-                f"{self.output} ({self.output_format}, {human(self.bytes_after)}){share}, "
+                f"{self.output} ({self.output_format}, {human(self.bytes_after or 0)}){share}, "
                 f"level {self.level}; "
                 f"{self.storages_trimmed} storages trimmed, {self.storages_merged} identical storages merged"
                 f"{drop}")
@@ -86,23 +91,6 @@ def human(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} B"
-
-
-class _Progress:
-    """``slim: <what> i/n`` on stderr, redrawn in place, only when stderr is a terminal."""
-
-    def __init__(self, what: str, items: list[Any]) -> None:
-        self.what, self.items = what, items
-        self.show = sys.stderr.isatty() and len(items) > 1
-
-    def __iter__(self) -> Iterator[Any]:
-        n = len(self.items)
-        for i, item in enumerate(self.items):
-            if self.show:
-                print(f"\rslim: {self.what} {i + 1}/{n}", end="", file=sys.stderr, flush=True)
-            yield item
-        if self.show:
-            print(file=sys.stderr)
 
 
 # -- the object graph ----------------------------------------------------------------------------
@@ -130,7 +118,7 @@ def trim_storages(obj: Any) -> int:
     of storages made smaller.  Tensors are changed in place, so everything that held them still does."""
     users, storages, bare = storage_users(obj)
     trimmed = 0
-    for sid in _Progress("trimming storages", list(users)):
+    for sid in list(users):
         storage, tensors = storages[sid], users[sid]
         if sid in bare or storage.dtype.per_byte > 1 or any(t.dtype != storage.dtype for t in tensors):
             continue  # packed or reinterpreted elements: the span is not in the storage's elements
@@ -151,20 +139,15 @@ def trim_storages(obj: Any) -> int:
 
 def merge_identical(obj: Any) -> int:
     """Make storages of the same dtype, device and bytes one storage (spec/slim.md#slim-merge);
-    the number of storages merged into another."""
+    the number of storages merged into another.  Only what tells storages apart is read
+    (:func:`torchfmt.tools.sizes.identical_groups`)."""
     users, storages, bare = storage_users(obj)
-    first: dict[tuple[str, str, int, bytes], Storage] = {}
+    ids = [sid for sid in users if sid not in bare and storages[sid].numel]
     merged = 0
-    for sid in _Progress("comparing storages", list(users)):
-        storage = storages[sid]
-        if sid in bare or storage.numel == 0:
-            continue
-        raw = np.ascontiguousarray(storage.array()[:storage.numel]).view(np.uint8)
-        key = (storage.dtype.name, storage.device, storage.numel, hashlib.sha256(raw).digest())
-        keep = first.setdefault(key, storage)
-        if keep is not storage and np.array_equal(
-                np.ascontiguousarray(keep.array()[:keep.numel]).view(np.uint8), raw):
-            for t in users[sid]:
+    for group in identical_groups([storages[sid] for sid in ids]):
+        keep = storages[ids[group[0]]]
+        for i in group[1:]:
+            for t in users[ids[i]]:
                 t.storage = keep
             merged += 1
     return merged
@@ -339,12 +322,27 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
     report.storages_trimmed = trim_storages(obj)
     report.storage_bytes_after = storage_bytes(Document(out_format, [obj]))
     fmt, mode = ("t7", out_format[3:]) if out_format.startswith("t7") else (out_format, "binary")
+    if not force and not (report.dropped or report.storages_merged or report.storages_trimmed):
+        report.written, report.bytes_after = False, None  # nothing to save: not even a rewrite
+        return report
     if dry_run:
         sink = _Count()
         write(obj, sink, fmt, t7_mode=mode, path=output)  # type: ignore[arg-type]
         report.bytes_after = sink.size
-    else:
-        with atomic_file(output) as f:
-            write(obj, f, fmt, t7_mode=mode, path=output)
-        report.bytes_after = os.path.getsize(output)
+        report.written = force or sink.size < report.bytes_before
+        return report
+    try:
+        with progress(report.storage_bytes_after, "slim: writing") as done, atomic_file(output) as f:
+            write(obj, CountingFile(f, done), fmt, t7_mode=mode, path=output)  # type: ignore[arg-type]
+            if not force and f.tell() >= report.bytes_before:
+                report.bytes_after = f.tell()
+                raise _NoGain  # the temporary file goes, the output is never created
+    except _NoGain:
+        report.written = False
+        return report
+    report.bytes_after = os.path.getsize(output)
     return report
+
+
+class _NoGain(Exception):
+    """The rewrite is no smaller than the input: ``slim`` writes nothing (spec/slim.md#slim-no-gain)."""
