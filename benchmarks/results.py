@@ -12,7 +12,8 @@ the venv ``conformance/adapters/torchfile/setup`` makes), and a plain ``np.copy`
 bytes (in pieces of one tensor's size, as the readers' arrays are copied: one copy of the whole file
 would pay for faulting in a fresh destination as large).  ``torchfmt dump`` is timed as a command (wall
 time, interpreter start included).  The conformance suite's wall time is measured as
-``benchmarks/suite_speed.py`` measures it (``--no-suite`` skips it: it is slow).
+``benchmarks/suite_speed.py`` measures it (``--no-suite`` skips it: it is slow).  The batch-mode section
+(``benchmarks/batch_speed.py``, issue 21) is kept as the page holds it.
 
     python benchmarks/results.py [--quick] [--repeat 5] [--no-suite] [--out benchmarks/RESULTS.md]
 """
@@ -39,6 +40,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "reference_impl"))  # this tree's reader, whatever the venv installed
 
+from batch_speed import stored as batch_section  # noqa: E402  (its own section, kept as it is)
 from big_file import run as run_command  # noqa: E402  (wall time and peak RSS of a command)
 from suite_speed import run as run_suite  # noqa: E402
 
@@ -455,6 +457,8 @@ def main(argv: list[str] | None = None) -> int:
         loads.append(os.getloadavg())
     tgts = targets({m.spec.key: m for m in measured}, suite[0] if suite else None)
     page = render(measured, tgts, suite, args, loads, started, time.monotonic() - start)
+    kept = batch_section(args.out.read_text(encoding="utf-8")) if args.out.is_file() else ""
+    page += "\n" + kept if kept else ""
     args.out.write_text(page)
     print(page)
     return 0
