@@ -13,7 +13,8 @@ spec/canonical.md#canonical-reader-batch; ``--per-process`` runs a process per f
 records go to ``conformance/results/<reader>.json`` (harness/results.py).  ``conformance/RESULTS.md``
 (harness/results_page.py) and the README's summary, between ``<!-- matrix:begin -->`` and
 ``<!-- matrix:end -->``, are made from those files alone.  A named reader that is not installed here
-keeps its stored results, or is shown absent when it has none.  The README block carries the SHA-256 of its table, so a hand edit is caught by ``conformance/test_readme.py``;
+keeps its stored results, or is shown absent when it has none.  The README block carries the SHA-256
+of its table, so a hand edit is caught by ``conformance/test_readme.py``;
 ``conformance/test_results_page.py`` checks that RESULTS.md is what the stored results make.
 """
 
