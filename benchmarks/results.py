@@ -15,7 +15,8 @@ time, interpreter start included).  The conformance suite's wall time is measure
 ``benchmarks/suite_speed.py`` measures it (``--no-suite`` skips it: it is slow).  The tools on big files
 (issue 20: ``convert`` to safetensors against torch + safetensors by hand, the bytes ``inspect`` and
 ``slim`` read) are measured by ``benchmarks/tools_big.py`` (``--no-tools`` skips them; ``--screen FILE``
-saves the progress bar's screen).
+saves the progress bar's screen).  The batch-mode section (``benchmarks/batch_speed.py``, issue 21) is
+kept as the page holds it.
 
     python benchmarks/results.py [--quick] [--repeat 5] [--no-suite] [--no-tools] [--screen FILE]
                                  [--out benchmarks/RESULTS.md]
@@ -44,6 +45,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "reference_impl"))  # this tree's reader, whatever the venv installed
 
 import tools_big  # noqa: E402
+from batch_speed import stored as batch_section  # noqa: E402  (its own section, kept as it is)
 from big_file import run as run_command  # noqa: E402  (wall time and peak RSS of a command)
 from suite_speed import run as run_suite  # noqa: E402
 
@@ -483,6 +485,8 @@ def main(argv: list[str] | None = None) -> int:
         loads.append(os.getloadavg())
     tgts = targets({m.spec.key: m for m in measured}, suite[0] if suite else None) + tools_targets(tools)
     page = render(measured, tgts, suite, args, loads, started, time.monotonic() - start, tools)
+    kept = batch_section(args.out.read_text(encoding="utf-8")) if args.out.is_file() else ""
+    page += "\n" + kept if kept else ""
     args.out.write_text(page)
     print(page)
     return 0

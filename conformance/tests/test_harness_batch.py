@@ -5,6 +5,7 @@ after a crash, a timeout, a memory blow-up or garbage mid-batch the next file is
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -203,3 +204,51 @@ def test_the_suite_fails_a_case_whose_batch_answer_depends_on_order(tmp_path: Pa
     assert len(differ) == len(results) - 1 and len(results) > 2, [r["kind"] for r in results]
     assert "one process per file declined/declined" in differ[0]["detail"], differ[0]["detail"]
     assert "rerun one process per file" in proc.stdout and f"{len(differ)} differ" in proc.stdout
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_loop(language: str) -> str:
+    """The example loop of conformance/README.md in ``language`` (its fenced block)."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Batch mode"):]
+    blocks = section.split(f"```{language}\n")[1:]
+    assert blocks, f"no {language} loop in conformance/README.md"
+    return blocks[-1].split("```")[0]
+
+
+@pytest.mark.parametrize("language", ["python", "js", "cpp"])
+def test_the_readme_loops_speak_the_protocol(tmp_path: Path, language: str) -> None:
+    """Each example loop of conformance/README.md is under 30 lines and, around its placeholder reader
+    (which declines every file), gives answers the suite reads as declines, file after file."""
+    code = readme_loop(language)
+    assert len(code.strip().splitlines()) < 30, f"the {language} loop has {len(code.splitlines())} lines"
+    if language == "python":
+        script = tmp_path / "batch.py"
+        script.write_text(code)
+        command = [sys.executable, str(script)]
+    elif language == "js":
+        node = shutil.which("node")
+        if node is None:
+            pytest.skip("no node here")
+        script = tmp_path / "batch.mjs"
+        script.write_text(code)
+        command = [node, str(script)]
+    else:
+        compiler = shutil.which("g++")
+        if compiler is None or not Path("/usr/include/nlohmann/json.hpp").is_file():
+            pytest.skip("no g++ with nlohmann/json here (apt-get install g++ nlohmann-json3-dev)")
+        source = tmp_path / "batch.cpp"
+        source.write_text(code + "\nint read_file(const std::string&, const json&, json&, std::string& e) {\n"
+                                 '    e = "unsupported: everything";\n    return 2;\n}\n')
+        subprocess.run([compiler, "-std=c++17", "-O0", "-o", str(tmp_path / "batch"), str(source)],
+                       check=True)
+        command = [str(tmp_path / "batch")]
+    session = BatchSession(command, time_limit=30.0)  # the suite's memory limit: V8 reserves much
+    try:
+        runs = [session.run(case(tmp_path, name, "ok"), {"mode": "binary"}) for name in ("a", "b")]
+    finally:
+        session.close()
+    assert [r.outcome for r in runs] == ["declined", "declined"], [r.summary() for r in runs]
+    assert session.starts == 1
