@@ -76,6 +76,21 @@ VIEW_FACTOR = Limit("VIEW_FACTOR", 4, ("canonical.md#canonical-node-budget",),
 TAR_PAX_BYTES = Limit("TAR_PAX_BYTES", 1 << 20, ("pt-tar.md#pt-tar-members",),
                       "bytes of one PAX extended header of a tar .pt")
 
+@dataclass(frozen=True)
+class Limits:
+    """The pickle machine's resource limits (spec/pickle.md#pickle-limits), by default the values above;
+    a test or a tool may run a machine with others."""
+
+    max_depth: int = VALUE_DEPTH.value  # nesting of the finished value
+    max_marks: int = OPEN_MARKS.value  # MARKs open at once
+    max_nodes: int = NODE_BUDGET.value  # description nodes the finished value would need
+    max_text: int = TEXT_BUDGET.value  # JSON bytes the description's str and bytes values would write
+    max_opcodes: int = PICKLE_OPCODES.value  # opcodes one pickle may run
+    max_call_work: int = CALL_WORK.value  # items handed to calls and BUILDs, over a pickle
+    max_int_bytes: int = INT_BYTES.value  # bytes of a LONG1/LONG4 integer
+    max_int_digits: int = INT_DIGITS.value  # digits of a decimal INT/LONG/GET/PUT argument
+
+
 #: Every limit, in the order of spec/canonical.md's table.
 LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, PICKLE_OPCODES, CALL_WORK,
                              INT_BYTES, INT_DIGITS, T7_DEPTH, T7_OBJECTS, T7_NDIM, VIEW_ELEMENTS, VIEW_FACTOR,

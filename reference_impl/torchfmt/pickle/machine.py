@@ -22,16 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import FormatError, quote
-from ..limits import (
-    CALL_WORK,
-    INT_BYTES,
-    INT_DIGITS,
-    NODE_BUDGET,
-    OPEN_MARKS,
-    PICKLE_OPCODES,
-    TEXT_BUDGET,
-    VALUE_DEPTH,
-)
+from ..limits import Limits
 from ..model import Global, OpaqueObject, Storage, Tensor
 from ..pt import rebuild
 from ..recursion import recursion_limit
@@ -41,22 +32,6 @@ from . import tensor_entry
 from .call import Call
 from .globals import canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The machine's resource limits (spec/pickle.md#pickle-limits); the defaults are
-    :mod:`torchfmt.limits`'."""
-
-    max_depth: int = VALUE_DEPTH.value  # nesting of the finished value
-    max_marks: int = OPEN_MARKS.value  # MARKs open at once
-    max_nodes: int = NODE_BUDGET.value  # description nodes the finished value would need
-    max_text: int = TEXT_BUDGET.value  # JSON bytes the description's str and bytes values would write
-    max_opcodes: int = PICKLE_OPCODES.value  # opcodes one pickle may run
-    max_call_work: int = CALL_WORK.value  # items handed to calls and BUILDs, over a pickle
-    max_int_bytes: int = INT_BYTES.value  # bytes of a LONG1/LONG4 integer
-    max_int_digits: int = INT_DIGITS.value  # digits of a decimal INT/LONG/GET/PUT argument
-
 
 LIMITS = Limits()
 DEFAULT_SCOPES = frozenset({"torch"})
