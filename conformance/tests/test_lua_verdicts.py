@@ -46,3 +46,21 @@ def test_recorded_verdicts_are_what_lua_does_now() -> None:
     import lua_verdicts
 
     assert lua_verdicts.main(["--check"]) == 0
+
+
+def test_a_regenerated_case_keeps_the_verdict_on_its_own_bytes_only(tmp_path: Path) -> None:
+    """The generators rewrite case.yaml (generators/case_folder.py): the Lua verdict stays while the file's
+    bytes are the ones it judged, and goes (with stricter-than-lua) when they change."""
+    from generators.case_folder import write_case_folder
+
+    data = b"\x00\x00\x00\x00"
+    lua = {"verdict": "loads", "detail": "1 object: nil", "stricter": "why",
+           "sha256": hashlib.sha256(data).hexdigest()}
+    case = {"id": "t7-binary/x", "features": ["t7-nil"], "lua": lua}
+    folder = tmp_path / "t7-binary" / "x"
+    write_case_folder(folder, "data.t7", data, case)
+    write_case_folder(folder, "data.t7", data, {"id": "t7-binary/x", "features": ["t7-nil"]})
+    assert _lua(folder) == lua and "stricter-than-lua" in (folder / "case.yaml").read_text(encoding="utf-8")
+    write_case_folder(folder, "data.t7", data + b"\x00", {"id": "t7-binary/x", "features": ["t7-nil"]})
+    assert _lua(folder) == {}
+    assert "stricter-than-lua" not in (folder / "case.yaml").read_text(encoding="utf-8")

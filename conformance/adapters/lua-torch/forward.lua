@@ -1,8 +1,8 @@
 -- forward.lua: does a slimmed nn model compute what the original computes?  Each stdin line is
 --   ORIGINAL <tab> SLIMMED <tab> MODE (binary|ascii)
 -- Both are read with torch.load and put in evaluate mode; a fixed input (torch.manualSeed(0)) is built from
--- the first module with a weight (nn.Linear: 2 x inputSize, a SpatialConvolution: 1 x nInputPlane x 12 x
--- 12, nn.LookupTable: indices, a BatchNormalization: 4 x nFeatures, ...) and the original's forward tried
+-- the first module with a weight (nn.Linear: 2 x inputSize, a SpatialConvolution: 1 x nInputPlane x side
+-- x side for a few sides, nn.LookupTable: indices, a BatchNormalization: 4 x nFeatures, ...) and the original's forward tried
 -- on each candidate until one runs.  One stdout line per request: "same N" (N output elements, bit-equal),
 -- "differs <what>", or "norun <why>" (the original runs on no candidate input).
 require 'torch'
@@ -21,9 +21,10 @@ local function candidates(m)
   if w then
     local tn, s = torch.typename(w), w.weight:size()
     if tn:match('LookupTable') then out[#out + 1] = torch.LongTensor({{1, 2, 3}})
-    elseif tn:match('Spatial') and rawget(w, 'nInputPlane') then add(torch.randn(1, w.nInputPlane, 12, 12))
+    elseif tn:match('Spatial') and rawget(w, 'nInputPlane') then
+      for _, side in ipairs({12, 32, 64, 96}) do add(torch.randn(1, w.nInputPlane, side, side)) end
     elseif tn:match('BatchNormalization') then add(torch.randn(4, s[1])); add(torch.randn(2, s[1], 4, 4))
-    elseif w.weight:dim() == 2 then add(torch.randn(2, s[2])) end
+    elseif w.weight:dim() == 2 then add(torch.randn(2, s[2])); add(torch.randn(s[2])) end
   end
   for _, shape in ipairs({{2, 10}, {1, 3, 12, 12}, {2, 4}}) do add(torch.randn(unpack(shape))) end
   return out

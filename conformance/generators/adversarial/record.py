@@ -123,7 +123,7 @@ def case_yaml(c: AdvCase) -> dict[str, Any]:
             "2.13.0+cpu, in a sandboxed subprocess)"
         )
     elif c.format.startswith("t7-"):
-        notes.append("not checked against Lua Torch (no Lua at generation time)")
+        notes.append("what real Lua Torch does with it: case.yaml lua (conformance/lua_verdicts.py)")
     features = set(c.features)
     if c.stricter_than_torch():
         if not c.why_stricter:
