@@ -572,14 +572,17 @@ for _p in (1, 3, 4, 5):
 
 
 def _negative_ints() -> dict[str, Any]:
+    """Negative ints of every width, beside positive ones and floats with exponents of both signs."""
     return {"minus_five": -5, "int32_min": -2**31, "below_int32": -2**31 - 1, "neg_2_40": -2**40,
-            "neg_2_70": -2**70, "zero": 0, "list": [-1, -300, -70000]}
+            "neg_2_70": -2**70, "zero": 0, "list": [-1, -300, -70000], "five": 5, "pos_2_40": 2**40,
+            "tiny": 1e-05, "huge": 1.5e+300, "neg_tiny": -2.5e-300, "half": 0.5}
 
 
 recipe("negative-ints-protocol-0", protocol=0, features=("pickle-protocol-0", "pickle-int-large"),
        spec=("pickle.md#pickle-number-text",),
        notes="no tensor (torch 2.13 cannot load the text persistent ids of protocol 0): Python's pickler "
-             "writes each int as text, INT '-5' and LONG '-1099511627776L' and so on")(_negative_ints)
+             "writes each int as text, INT '-5' and LONG '-1099511627776L' and so on, beside positive ones, "
+             "and each float as FLOAT text ('1e-05', '1.5e+300')")(_negative_ints)
 
 
 @recipe("negative-ints-protocol-1", protocol=1, features=("pickle-protocol-1", "pickle-int-large"),
