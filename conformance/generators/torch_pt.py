@@ -653,6 +653,28 @@ recipe("torchscript-tiny", formats=("pt-torchscript",), save="jit", features=("t
        notes="torch.jit.script of a Linear + buffer + int attribute; expected from torch.jit.load")(_Tiny)
 
 
+class _TypedAttributes(torch.nn.Module):
+    """TorchScript attributes of container types, which data.pkl tags (torch.jit._pickle)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ints: list[int] = [1, -2, 3]
+        self.floats: list[float] = [0.5, -1.5]
+        self.names: dict[str, int] = {"a": 1, "b": 2}
+        self.flags: list[bool] = [True, False]
+        self.pair: tuple[int, str] = (7, "seven")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.ints[0] + self.names["a"] + self.floats[0]
+
+
+recipe("torchscript-typed-attributes", formats=("pt-torchscript",), save="jit",
+       features=("torchscript-archive",), spec=("torchscript.md#torchscript-records",),
+       notes="torch.jit.script of a module whose attributes are typed lists, a dict and a tuple: data.pkl "
+             "builds them with the torch.jit._pickle functions; expected from torch.jit.load",
+       )(_TypedAttributes)
+
+
 @recipe("torchscript-sequential", formats=("pt-torchscript",), save="jit", features=("torchscript-archive",),
         notes="torch.jit.script of nn.Sequential(Linear, ReLU, Linear); expected from torch.jit.load")
 def _script_seq() -> torch.nn.Module:
