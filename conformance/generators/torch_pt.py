@@ -572,14 +572,17 @@ for _p in (1, 3, 4, 5):
 
 
 def _negative_ints() -> dict[str, Any]:
+    """Negative ints of every width, beside positive ones and floats with exponents of both signs."""
     return {"minus_five": -5, "int32_min": -2**31, "below_int32": -2**31 - 1, "neg_2_40": -2**40,
-            "neg_2_70": -2**70, "zero": 0, "list": [-1, -300, -70000]}
+            "neg_2_70": -2**70, "zero": 0, "list": [-1, -300, -70000], "five": 5, "pos_2_40": 2**40,
+            "tiny": 1e-05, "huge": 1.5e+300, "neg_tiny": -2.5e-300, "half": 0.5}
 
 
 recipe("negative-ints-protocol-0", protocol=0, features=("pickle-protocol-0", "pickle-int-large"),
        spec=("pickle.md#pickle-number-text",),
        notes="no tensor (torch 2.13 cannot load the text persistent ids of protocol 0): Python's pickler "
-             "writes each int as text, INT '-5' and LONG '-1099511627776L' and so on")(_negative_ints)
+             "writes each int as text, INT '-5' and LONG '-1099511627776L' and so on, beside positive ones, "
+             "and each float as FLOAT text ('1e-05', '1.5e+300')")(_negative_ints)
 
 
 @recipe("negative-ints-protocol-1", protocol=1, features=("pickle-protocol-1", "pickle-int-large"),
@@ -648,6 +651,28 @@ class _Tiny(torch.nn.Module):
 
 recipe("torchscript-tiny", formats=("pt-torchscript",), save="jit", features=("torchscript-archive",),
        notes="torch.jit.script of a Linear + buffer + int attribute; expected from torch.jit.load")(_Tiny)
+
+
+class _TypedAttributes(torch.nn.Module):
+    """TorchScript attributes of container types, which data.pkl tags (torch.jit._pickle)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ints: list[int] = [1, -2, 3]
+        self.floats: list[float] = [0.5, -1.5]
+        self.names: dict[str, int] = {"a": 1, "b": 2}
+        self.flags: list[bool] = [True, False]
+        self.pair: tuple[int, str] = (7, "seven")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.ints[0] + self.names["a"] + self.floats[0]
+
+
+recipe("torchscript-typed-attributes", formats=("pt-torchscript",), save="jit",
+       features=("torchscript-archive",), spec=("torchscript.md#torchscript-records",),
+       notes="torch.jit.script of a module whose attributes are typed lists, a dict and a tuple: data.pkl "
+             "builds them with the torch.jit._pickle functions; expected from torch.jit.load",
+       )(_TypedAttributes)
 
 
 @recipe("torchscript-sequential", formats=("pt-torchscript",), save="jit", features=("torchscript-archive",),

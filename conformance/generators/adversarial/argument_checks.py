@@ -85,6 +85,29 @@ def argument_cases() -> list[AdvCase]:
                           ints((2,)), ints((1,)), _per_tensor(_float(0.5), a.integer(1)), F))),
          {"0": bytes([1, 2])}, ["bad-pickle"], ["quantized-per-tensor", "dtype-qint8"], GLOBALS + QUANT,
          "_rebuild_qtensor without backward_hooks (six arguments): it takes seven")
+    od = G("collections", "OrderedDict")
+    case("arity-reduce-args-list", doc(("d", od + a.list_() + pickle.REDUCE)), {}, ["bad-pickle"],
+         ["pickle-ordered-dict"], GLOBALS,
+         "collections.OrderedDict REDUCE'd with an empty list where the argument tuple goes",
+         why="CPython's unpickler, and so torch's, calls the callable with *args, so any iterable passes; "
+         "no pickler writes anything but a tuple, and a reader should not guess what iterating a list, "
+         "dict or set as arguments means (spec: REDUCE arguments MUST be a tuple)")
+    zip_pkl = next(m.data for m in sources.zip_members() if m.name.endswith("/data.pkl"))
+    param_cls = G("torch.nn.parameter", "Parameter")
+    for name, args, kwargs, how in (
+            ("newobj-ex-kwargs-list", pickle.EMPTY_TUPLE, a.list_(), "keyword arguments an empty list"),
+            ("newobj-ex-args-list", a.list_(), a.dict_(), "arguments an empty list")):
+        pkl = a.proto(4) + zip_pkl[2:-2] + a.binunicode("p") + param_cls + args + kwargs + pickle.NEWOBJ_EX \
+            + b"u."
+        case(f"arity-{name}", pkl, {"0": struct.pack("<6f", *range(6)), "1": struct.pack("<2f", 0.5, -1.0)},
+             ["bad-pickle"], ["parameter", "pickle-protocol-4"], GLOBALS + ["pickle.md#pickle-opcodes"],
+             f"torch's data.pkl (PROTO 4) with one more key whose value is NEWOBJ_EX of "
+             f"torch.nn.parameter.Parameter with its {how}")
+    str_pid = a.tuple_(a.binunicode("storage"), a.binunicode("FloatStorage"), a.binunicode("0"),
+                       a.binunicode("cpu"), a.integer(3)) + pickle.BINPERSID
+    case("pid-storage-type-str", doc(("t", a.call(v2, *v2_args(str_pid, 0, (3,), (1,))))), f3,
+         ["bad-reference"], ["dtype-float32"], ["pt-zip.md#pt-zip-storage-records"],
+         "a persistent id whose storage type is the str 'FloatStorage', not the global torch.FloatStorage")
     # -- quantizer parameters
     q2 = {"0": bytes([1, 254])}
     q8 = pid("QInt8Storage", "0", 2)

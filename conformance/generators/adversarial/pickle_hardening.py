@@ -183,6 +183,18 @@ def hardening_cases() -> list[AdvCase]:
         "FLOAT 1e999: C _pickle raises OverflowError (pickle.py would read inf)",
         protocol=-1,
     )
+    for name, text, why in (("float-exponent-sign-only", b"1e+", "an exponent of a sign and no digit"),
+                            ("float-exponent-empty", b"1e", "an exponent marker and no digit"),
+                            ("float-exponent-letters", b"1e-x5", "an exponent of a sign and a letter")):
+        case(
+            name,
+            _text_line(pickle.FLOAT, text),
+            ["bad-value"],
+            ["pickle-protocol-0", "adv-number-text"],
+            numbers,
+            f"FLOAT {text.decode()}: {why}, which C _pickle refuses",
+            protocol=-1,
+        )
     case(
         "float-underscore",
         _text_line(pickle.FLOAT, b"1_0.5"),

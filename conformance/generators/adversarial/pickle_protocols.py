@@ -39,6 +39,16 @@ def _text_dict(declared: int | None, value: bytes) -> bytes:
     return head + pickle.MARK + pickle.DICT + pickle.UNICODE + b"above\n" + value + pickle.SETITEM + a.stop()
 
 
+#: Opcodes a reader MUST refuse wherever they appear, each at its own protocol: (protocol, name, bytes).
+REFUSED = (
+    (2, "ext1", pickle.EXT1 + b"\x01"),
+    (2, "ext2", pickle.EXT2 + b"\x01\x00"),
+    (2, "ext4", pickle.EXT4 + b"\x01\x00\x00\x00"),
+    (5, "next-buffer", pickle.NEXT_BUFFER),
+    (5, "readonly-buffer", pickle.SHORT_BINBYTES + b"\x02hi" + pickle.READONLY_BUFFER),
+)
+
+
 def protocol_cases() -> list[AdvCase]:
     out: list[AdvCase] = []
     torch_pkl = wrap.zip_pickle()
@@ -64,4 +74,14 @@ def protocol_cases() -> list[AdvCase]:
                 ["zip-archive", "adv-bad-opcode", *feats],
                 ["pickle.md#pickle-protocols", "pickle.md#pickle-opcodes", "pt-zip.md#pt-zip-data-pkl"],
                 how, sources.zip_source(), GEN, why_stricter=WHY))
+    for proto, name, value in REFUSED:
+        op = name.upper().replace("-", "_")
+        out.append(AdvCase(
+            f"pt-zip/adv-pickle-refused-{name}", wrap.in_zip(wrap.inject(a.proto(proto) + torch_pkl[2:], "x",
+                                                                          value)),
+            ["bad-opcode"], ["zip-archive", "adv-bad-opcode", f"pickle-protocol-{proto}", "pickle-dict"],
+            ["pickle.md#pickle-opcodes", "pt-zip.md#pt-zip-data-pkl"],
+            f"torch's data.pkl (PROTO {proto}) with one more key whose value uses {op}, an opcode of "
+            f"protocol {proto} that a reader refuses wherever it appears (the extension registry names "
+            "globals by number; out-of-band buffers cannot travel in a file)", sources.zip_source(), GEN))
     return out

@@ -271,6 +271,14 @@ def layout_cases() -> list[AdvCase]:
          ["state-dict", "dtype-float32"], [STORAGES, "pt-tar.md#pt-tar-sys-info"],
          "the state-dict case with sys_info saying little_endian False over the same little-endian storage "
          "counts: torch reads the counts little-endian whatever sys_info says")
+    name = b"FloatStorage"
+    as_str = sd["storages"].replace(pickle.GLOBAL + b"torch\n" + name + b"\n",
+                                    pickle.BINUNICODE + struct.pack("<I", len(name)) + name, 1)
+    assert as_str != sd["storages"]
+    case("storage-type-str", tar_writer.archive({**sd, "storages": as_str}), ["bad-reference"],
+         ["state-dict"], [STORAGES],
+         "the state-dict case whose first storage header names its type by the str 'FloatStorage', not the "
+         "global torch.FloatStorage")
     case("storage-types", tar_writer.tar_checkpoint(_storage_types()), [],
          ["bare-storage", "pickle-persistent-id", "dtype-float64", "dtype-float32", "dtype-float16",
           "dtype-bfloat16", "dtype-int64", "dtype-int32", "dtype-int16", "dtype-int8", "dtype-uint8",
