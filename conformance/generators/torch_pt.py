@@ -343,6 +343,15 @@ def _conj() -> dict[str, torch.Tensor]:
     return {"conj": z.conj(), "conj_of_slice": z[1:].conj(), "plain": z}
 
 
+@recipe("conj-neg-one-element", features=("conj-view", "neg-view"), spec=("tensors.md#tensors-conj-neg",),
+        notes="one-element conjugate and negative views (and a 0-d one): their values are hashed from the "
+              "resolved elements, not from the file's bytes (spec/canonical.md#canonical-hash)")
+def _conj_neg_one() -> dict[str, torch.Tensor]:
+    z = torch.complex(torch.tensor([1.5]), torch.tensor([-2.0]))
+    w = torch.complex(torch.tensor([0.25]), torch.tensor([3.0]))
+    return {"conj": z.conj(), "conj_0d": z[0].conj(), "neg_imag": w.conj().imag}
+
+
 @recipe("neg-view", features=("neg-view",), spec=("tensors.md#tensors-conj-neg",))
 def _neg() -> dict[str, torch.Tensor]:
     z = torch.complex(torch.randn(3), torch.randn(3))
@@ -524,6 +533,16 @@ def _cycles() -> dict[str, Any]:
 def _deep() -> Any:
     x: Any = torch.tensor([1.0])
     for _ in range(300):
+        x = [x]
+    return x
+
+
+@recipe("deep-nesting-1000", features=("pickle-deep-nesting", "pickle-list"), spec=("pickle.md#pickle-nesting",),
+        notes="999 lists around a tensor: the tensor is at depth 1,000, the nesting limit, which a reader "
+              "MUST still read (spec/pickle.md#pickle-limits: the top value at depth 1)")
+def _deep_at_limit() -> Any:
+    x: Any = torch.tensor([1.0])
+    for _ in range(999):
         x = [x]
     return x
 
