@@ -537,7 +537,8 @@ def _deep() -> Any:
     return x
 
 
-@recipe("deep-nesting-1000", features=("pickle-deep-nesting", "pickle-list"), spec=("pickle.md#pickle-nesting",),
+@recipe("deep-nesting-1000", features=("pickle-deep-nesting", "pickle-list"),
+        spec=("pickle.md#pickle-nesting",),
         notes="999 lists around a tensor: the tensor is at depth 1,000, the nesting limit, which a reader "
               "MUST still read (spec/pickle.md#pickle-limits: the top value at depth 1)")
 def _deep_at_limit() -> Any:

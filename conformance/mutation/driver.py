@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mutant-time-limit", type=float, default=MUTANT_TIME_LIMIT)
     p.add_argument("--resume", action="store_true", help="skip mutants already stored for the same source")
     p.add_argument("--survivors", action="store_true",
-                   help="with --resume: run the stored survivors again (after new cases), skip only the killed")
+                   help="with --resume: run the stored survivors again (after new cases), skip only the "
+                        "killed")
     p.add_argument("--no-baseline", action="store_true",
                    help="skip the check that every case passes on the unmutated reader through the runner")
     p.add_argument("--all-cases", action="store_true",
