@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="run each mutant against every case, not only those that execute its line")
     p.add_argument("--render", action="store_true", help="only rewrite MUTATION.md from the stored files")
     p.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
+    p.add_argument("--try", dest="try_ids", nargs="+", metavar="ID",
+                   help="run these mutants (any of the population) and print their outcomes; nothing is "
+                        "stored (does a new case kill them?)")
     args = p.parse_args(argv)
     judgments = store.load_judgments()
     if args.render:
@@ -129,6 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     shard = chosen
     if args.modules:
         shard = [m for m in chosen if any(m.module == x or m.module.startswith(x) for x in args.modules)]
+    if args.try_ids:
+        wanted = set(args.try_ids)
+        shard = [m for m in pop if m.id in wanted]
+        if len(shard) != len(wanted):
+            print(f"unknown ids: {sorted(wanted - {m.id for m in shard})}", file=sys.stderr)
+            return 2
+        args.no_baseline = True
     if args.list:
         for m in shard:
             print(f"{m.id}\t{m.original} -> {m.mutated}")
@@ -169,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     done = [0]
 
     def record(m: Mutant, o: Outcome) -> None:
+        if args.try_ids:
+            how = f" by {o.case} ({o.kind})" if o.case else f" ({o.cases_run} cases)"
+            print(f"{o.status:9} {m.id}{how}", flush=True)
+            return
         with lock:
             doc["mutants"][m.id] = {
                 "module": m.module, "line": m.line, "col": m.col, "operator": m.operator, "detail": m.detail,
@@ -211,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         t.start()
     for t in threads:
         t.join()
+    if args.try_ids:
+        return 0
     store.save_results(doc)  # into conformance/ only now that no case runs
     progress.unlink(missing_ok=True)
     store.PAGE.write_text(render(doc, judgments), encoding="utf-8")
