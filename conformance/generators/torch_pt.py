@@ -316,6 +316,40 @@ def _many() -> list[torch.Tensor]:
     return [torch.arange(i % 5 + 1).to(dtypes[i % len(dtypes)]) * i for i in range(120)]
 
 
+@recipe("state-dict-layout-changes", features=("state-dict",),
+        spec=("pickle.md#pickle-opcodes", "pickle.md#pickle-memo"),
+        notes="an OrderedDict state_dict whose entries change how torch writes them after many alike: 140 "
+              "float32 weights (the memo passes 255, so later GETs and PUTs are LONG_BINGET and "
+              "LONG_BINPUT), then a new storage type first met late (int64, float16, bool), sizes and "
+              "strides of one, two and four bytes, 0-d and 4-d tensors, views of one storage at offsets, a "
+              "transposed view, keys of other lengths and a non-ASCII key, and runs of one layout broken at "
+              "their second or a later entry")
+def _state_dict_layout_changes() -> collections.OrderedDict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(18)
+    out: collections.OrderedDict[str, torch.Tensor] = collections.OrderedDict()
+    for i in range(140):
+        out[f"layer{i}.weight"] = torch.randn(2, 3, generator=g)
+    for i in range(3):
+        out[f"bn{i}.num_batches_tracked"] = torch.tensor(i + 7)
+    out["half.a"] = torch.randn(4, generator=g).half()
+    out["half.b"] = torch.randn(5, generator=g).half()
+    out["mask"] = torch.tensor([True, False, True])
+    out["wide"] = torch.arange(300, dtype=torch.int8)
+    out["wider"] = torch.zeros(70_000, dtype=torch.int8)
+    out["four_d"] = torch.randn(1, 2, 1, 3, generator=g)
+    base = torch.randn(6, 4, generator=g)
+    out["view.first"] = base[0]
+    out["view.second"] = base[1]
+    out["view.t"] = base.t()
+    out["view.tail"] = base[2:, 1:]
+    out["k" * 300] = torch.randn(2, generator=g)
+    out["schlüssel"] = torch.randn(2, generator=g)
+    out["after.0"] = torch.randn(2, 3, generator=g)
+    out["after.1"] = torch.randn(2, 3, generator=g)
+    out["after.2"] = torch.randn(3, 2, generator=g)
+    return out
+
+
 @recipe("parameter")
 def _parameter() -> torch.nn.Parameter:
     return torch.nn.Parameter(torch.randn(2, 3))
@@ -350,6 +384,15 @@ def _same_tensor() -> dict[str, Any]:
 def _conj() -> dict[str, torch.Tensor]:
     z = torch.complex(torch.randn(2, 3), torch.randn(2, 3))
     return {"conj": z.conj(), "conj_of_slice": z[1:].conj(), "plain": z}
+
+
+@recipe("conj-neg-one-element", features=("conj-view", "neg-view"), spec=("tensors.md#tensors-conj-neg",),
+        notes="one-element conjugate and negative views (and a 0-d one): their values are hashed from the "
+              "resolved elements, not from the file's bytes (spec/canonical.md#canonical-hash)")
+def _conj_neg_one() -> dict[str, torch.Tensor]:
+    z = torch.complex(torch.tensor([1.5]), torch.tensor([-2.0]))
+    w = torch.complex(torch.tensor([0.25]), torch.tensor([3.0]))
+    return {"conj": z.conj(), "conj_0d": z[0].conj(), "neg_imag": w.conj().imag}
 
 
 @recipe("neg-view", features=("neg-view",), spec=("tensors.md#tensors-conj-neg",))
@@ -538,6 +581,17 @@ def _cycles() -> dict[str, Any]:
 def _deep() -> Any:
     x: Any = torch.tensor([1.0])
     for _ in range(300):
+        x = [x]
+    return x
+
+
+@recipe("deep-nesting-1000", features=("pickle-deep-nesting", "pickle-list"),
+        spec=("pickle.md#pickle-nesting",),
+        notes="999 lists around a tensor: the tensor is at depth 1,000, the nesting limit, which a reader "
+              "MUST still read (spec/pickle.md#pickle-limits: the top value at depth 1)")
+def _deep_at_limit() -> Any:
+    x: Any = torch.tensor([1.0])
+    for _ in range(999):
         x = [x]
     return x
 
