@@ -9,6 +9,9 @@ Boundaries, found from the file's own layout (never by reading it with torchfmt)
 
 - ``t7-binary``: :func:`generators.adversarial.t7.truncation_points` (spec/t7.md#t7-stream: a cut between
   two top-level objects is a shorter valid stream, so those are left out);
+- ``t7-ascii``: :func:`generators.adversarial.t7.ascii_truncation_points`, every offset after whitespace up
+  to the last token of the one object (spec/t7.md#t7-ascii: a cut inside the last number is a shorter
+  number);
 - ``pt-zip``: each local header and record data start, the central directory and each of its entries,
   the zip64 end record, its locator and the end record: a cut anywhere leaves no end record at the end of
   the file (spec/pt-zip.md#pt-zip-container);
@@ -30,12 +33,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from generators.adversarial.t7 import truncation_points
+from generators.adversarial.t7 import ascii_truncation_points, truncation_points
 from harness.cases import Case, committed_cases
 
 #: The committed accept cases that are cut, per format.
 BASES = {
     "t7-binary": ["long8-tensor-double-t", "table-nested", "nn-sequential-float", "shared-storage-views"],
+    "t7-ascii": ["ascii-shared-storage-views", "ascii-table-mixed", "ascii-tensor-half-2x3"],
     "pt-zip": ["state-dict-mlp", "storage-offset", "python-containers"],
     "pt-legacy": ["state-dict-mlp", "views-shared-storage", "python-containers"],
 }
@@ -119,7 +123,8 @@ def legacy_points(data: bytes) -> list[int]:
 
 
 POINTS: dict[str, Callable[[bytes], list[int]]] = {
-    "t7-binary": truncation_points, "pt-zip": zip_points, "pt-legacy": legacy_points}
+    "t7-binary": truncation_points, "t7-ascii": ascii_truncation_points, "pt-zip": zip_points,
+    "pt-legacy": legacy_points}
 
 
 def spread(points: list[int], limit: int = MAX_CUTS) -> list[int]:
@@ -169,7 +174,7 @@ CUT_CASES = _cut_cases(CUTS)
 
 
 @pytest.mark.spec("canonical.md#canonical-error-codes", "canonical.md#canonical-reader-cli",
-                  "t7.md#t7-stream", "t7.md#t7-limits", "pt-zip.md#pt-zip-container",
+                  "t7.md#t7-stream", "t7.md#t7-limits", "t7.md#t7-ascii", "pt-zip.md#pt-zip-container",
                   "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes")
 @pytest.mark.parametrize("case", CUT_CASES, ids=[c.id for c in CUT_CASES])
 def test_truncated(case: Case, suite) -> None:
