@@ -58,6 +58,8 @@ sys.path.insert(0, str(_HERE))
 STACK_SIZE = 512 << 20
 RECURSION_LIMIT = 200_000
 ZIP_MAGIC = b"PK\x03\x04"
+#: Bytes an ascii .t7 stream starts with (spec/t7.md#t7-detect): never the first byte of a tar torch wrote.
+T7_ASCII_START = [bytes([c]) for c in b" \t\n\v\f\r+-0123456789"]
 
 
 def _not_a_checkpoint(head: bytes) -> str:
@@ -112,7 +114,7 @@ def read(path: str) -> dict[str, Any]:
         if head.startswith(ZIP_MAGIC):
             mm = pt.open_mmap(f, size)
             fmt, objects = pt.read_zip(f, mm, size)
-        elif head[0] > 8 and pt.is_tar_header(head):  # tarfile takes the first header (not a .t7 type code)
+        elif head[0] > 8 and head[:1] not in T7_ASCII_START and pt.is_tar_header(head):  # not a .t7 start
             fmt, objects = pt.read_tar(f)
         elif head[0] == 0x80 or head[:1] in (b"L", b"\x8a"):
             fmt, objects = pt.read_legacy(f, size)

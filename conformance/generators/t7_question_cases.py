@@ -994,6 +994,18 @@ def _tar_header_string() -> bytes:
     return bytes(block)
 
 
+def _ascii_tar_header_string() -> bytes:
+    """An ascii string object ('2', its length, its raw bytes) whose first 512 file bytes are a tar header
+    Python's tarfile accepts (name '2\\n1024\\n', numbers empty, ustar magic, a matching checksum)."""
+    n = 1024
+    block = bytearray(b"2\n%d\n" % n + bytes(n) + b"\n")
+    block[156:157] = b"0"
+    block[257:265] = b"ustar\x0000"
+    block[148:156] = b" " * 8
+    block[148:156] = b"%06o\0 " % sum(block[:512])
+    return bytes(block)
+
+
 def polyglot_cases() -> list[Case]:
     """spec/canonical.md#canonical-detect: valid binary .t7 streams that start like a tar or safetensors "
     "file."""
@@ -1026,6 +1038,19 @@ def polyglot_cases() -> list[Case]:
             "accepts (checksum matching, ustar magic, member name '\\x02'): the first byte is a type code "
             "(0x00-0x08), which no tar member name torch wrote starts with, so it is a .t7 stream",
             BIN,
+        ),
+        Case(
+            "ascii-polyglot-tar-header-in-string",
+            "t7-ascii",
+            _ascii_tar_header_string(),
+            "accept",
+            [],
+            ["t7-ascii", "t7-string", "adv-polyglot"],
+            spec,
+            "an ascii string of 1,024 bytes whose first 512 file bytes (with the type code and length lines) "
+            "are also a tar header Python's tarfile accepts: the first byte is a digit, an ascii .t7 start, "
+            "which no tar member name torch wrote starts with",
+            ASC,
         ),
         Case(
             "polyglot-safetensors-prefix-number",

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 
 from .errors import FormatError
+from .t7.detection import ASCII_START, MAX_TYPE_CODE
 
 ZIP_LOCAL_MAGIC = b"PK\x03\x04"
-#: The first byte of a binary .t7 stream is a type code, 0..8 (spec/t7.md#t7-detect).
-MAX_T7_TYPE_CODE = 8
 
 # First bytes (after leading ASCII whitespace, compared ignoring ASCII case) of things that are not
 # checkpoints at all, with what they are: one table, data (spec/canonical.md#canonical-detect).
@@ -116,9 +115,10 @@ def detect(buf: bytes | memoryview) -> str:
         return "zip"
     # Tar only when the first header is one Python's tarfile takes (its checksum matches, its numbers
     # read), ustar magic or not, as torch's legacy loader tries tarfile first; `ustar` at 257 alone is
-    # not enough: a .t7 string can hold it, even a whole header; a binary .t7 stream starts with a type
-    # code, 0x00..0x08, which no member name torch's tar starts with (spec/canonical.md#canonical-detect).
-    if head[0] > MAX_T7_TYPE_CODE and _tar_header(head):
+    # not enough: a .t7 string can hold it, even a whole header; a .t7 stream starts with a type code
+    # (binary 0x00..0x08; ascii a digit, sign or whitespace), which no member name torch's tar starts with
+    # (spec/canonical.md#canonical-detect).
+    if head[0] > MAX_TYPE_CODE and head[0] not in ASCII_START and _tar_header(head):
         return "pt-tar"
     # A legacy stream starts with the magic number pickle: PROTO n, or LONG (protocol 0/1 text 'L'),
     # or LONG1 (0x8a) when written without a PROTO opcode.
