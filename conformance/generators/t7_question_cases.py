@@ -752,8 +752,9 @@ def budget_and_function_cases() -> list[Case]:
             f"described "
             "with its 1,000 upvalues, 521,000 nodes and more",
             BIN,
-            why=("the description would hold more than 500,000 nodes "
-                 "(spec/canonical.md#canonical-node-budget)"),
+            why=(
+                "the description would hold more than 500,000 nodes (spec/canonical.md#canonical-node-budget)"
+            ),
         ),
         Case(
             "function-upvalues-table-being-read",
@@ -1256,6 +1257,75 @@ def fast_run_cases() -> list[Case]:
     ]
 
 
+def survivor_cases() -> list[Case]:
+    """Inputs that tell apart the mutants of detection and ascii float rounding that no case killed."""
+    # float elements whose token rounds to a binary64 exactly halfway between two floats: strtof rounds
+    # the token once, by its exact value (spec/t7.md#t7-ascii); decimal and hexadecimal, both signs, and
+    # the midpoint between FLT_MAX and 2^128
+    tokens = [
+        "1.00000005960464477539062500000000000000001",  # above 1 + 2^-24: 1 + 2^-23
+        "1.00000005960464477539062499999999999999999",  # below: 1
+        "0x1.0000010000000000000001p0",  # above, hexadecimal
+        "0x1.000000ffffffffffffffffp0",  # below, hexadecimal
+        "-0x1.0000010000000000000001p0",
+        "-340282356779733661637539395458142568447.9999",  # below the FLT_MAX midpoint: -FLT_MAX
+        "340282356779733661637539395458142568448.0001",  # above it: inf
+        "1.000000059604644775390625",  # exactly halfway: to even, 1
+    ]
+    floats = (b"4\n1\n3\nV 1\n18\ntorch.FloatStorage\n%d\n" % len(tokens)) + " ".join(tokens).encode() + b"\n"
+    return [
+        Case(
+            "ascii-float-halfway-tokens",
+            "t7-ascii",
+            floats,
+            "accept",
+            [],
+            ["t7-ascii", "t7-torch-object", "t7-class-version", "dtype-float32", "bare-storage"],
+            ASCII + ["t7.md#t7-storage"],
+            "a FloatStorage whose tokens round to a double exactly halfway between two floats (above, "
+            "below and at the midpoint, decimal and hexadecimal, near 1 and near FLT_MAX): each element is "
+            "the token rounded once to binary32, as strtof does, never through the double",
+            ASC,
+        ),
+        Case(
+            "one-byte-not-a-stream",
+            "t7-binary",
+            b"x",
+            "reject",
+            ["unknown-format"],
+            ["t7-binary", "adv-not-a-checkpoint"],
+            ["t7.md#t7-detect", "canonical.md#canonical-detect"],
+            "one byte 'x': not empty (truncated is for an empty file), and no .t7 encoding starts with it",
+            {},
+        ),
+        Case(
+            "byte-order-big-last-word",
+            "t7-binary",
+            bytes(4) + b"\x00\x00\x00\x05",
+            "reject",
+            ["truncated"],
+            ["t7-binary", "t7-big-endian", "t7-nil", "t7-boolean", "adv-truncated"],
+            ["t7.md#t7-detect", "t7.md#t7-byte-order"],
+            "a nil, then the word 00 00 00 05 that ends the file, read without a byte order hint: the last "
+            "word is whole, a big-endian boolean type code, whose value is missing (truncated); read "
+            "little-endian it would be type code 0x05000000 (bad-type-code)",
+            {"mode": "binary", "long_size": 8},
+        ),
+        Case(
+            "hint-binary-on-ascii-bytes",
+            "t7-binary",
+            b"0\n\n\n",
+            "reject",
+            ["bad-type-code"],
+            ["t7-binary", "adv-bad-type-code"],
+            ["t7.md#t7-hints", "canonical.md#canonical-t7-hints"],
+            "the bytes '0\\n\\n\\n' (an ascii nil) read with the hint mode binary: the hint is not "
+            "detected again, and the binary type code 0x0a0a0a30 is none",
+            {"mode": "binary", "long_size": 8, "byte_order": "little"},
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     return (
         detection_cases()
@@ -1269,4 +1339,5 @@ def all_cases() -> list[Case]:
         + stream_cases()
         + polyglot_cases()
         + fast_run_cases()
+        + survivor_cases()
     )

@@ -192,8 +192,7 @@ def case_yaml(case: Case) -> dict[str, Any]:
             "notes": ". ".join(n.rstrip(".") for n in notes) + ".",
         },
         "expect": expect,
-        "hints": dict(case.hints),
-    }
+    } | ({"hints": dict(case.hints)} if case.hints else {})
 
 
 def owned() -> list[Path]:
