@@ -9,6 +9,9 @@ Boundaries, found from the file's own layout (never by reading it with torchfmt)
 
 - ``t7-binary``: :func:`generators.adversarial.t7.truncation_points` (spec/t7.md#t7-stream: a cut between
   two top-level objects is a shorter valid stream, so those are left out);
+- ``t7-ascii``: :func:`generators.adversarial.t7.ascii_truncation_points`, every offset after whitespace up
+  to the last token of the one object (spec/t7.md#t7-ascii: a cut inside the last number is a shorter
+  number);
 - ``pt-zip``: each local header and record data start, the central directory and each of its entries,
   the zip64 end record, its locator and the end record: a cut anywhere leaves no end record at the end of
   the file (spec/pt-zip.md#pt-zip-container);
@@ -18,9 +21,7 @@ Boundaries, found from the file's own layout (never by reading it with torchfmt)
 - ``pt-tar``: each 512-byte header, the middle of each header, each member's data start and middle, and
   the end-of-archive block: a cut anywhere before that block leaves an archive without its end
   (spec/pt-tar.md#pt-tar-members), except in the first header before its ustar magic (no tar file then);
-- ``pt-torchscript``: as ``pt-zip`` (a TorchScript archive is a zip file);
-- ``t7-ascii``: the start of each line, where the next token would start, while a token is still to
-  come (spec/t7.md#t7-ascii; the bases hold one object, so no cut falls between two objects).
+- ``pt-torchscript``: as ``pt-zip`` (a TorchScript archive is a zip file).
 """
 
 from __future__ import annotations
@@ -36,17 +37,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from generators.adversarial.t7 import truncation_points
+from generators.adversarial.t7 import ascii_truncation_points, truncation_points
 from harness.cases import Case, committed_cases
 
 #: The committed accept cases that are cut, per format.
 BASES = {
     "t7-binary": ["long8-tensor-double-t", "table-nested", "nn-sequential-float", "shared-storage-views"],
+    "t7-ascii": ["ascii-shared-storage-views", "ascii-table-mixed", "ascii-tensor-half-2x3"],
     "pt-zip": ["state-dict-mlp", "storage-offset", "python-containers"],
     "pt-legacy": ["state-dict-mlp", "views-shared-storage", "python-containers"],
     "pt-tar": ["adv-tar-state-dict", "adv-tar-storage-views"],
     "pt-torchscript": ["torchscript-tiny"],
-    "t7-ascii": ["ascii-shared-storage-views"],
 }
 #: At most this many cuts per file (spread evenly over its boundaries).
 MAX_CUTS = 25
@@ -142,15 +143,9 @@ def tar_points(data: bytes) -> list[int]:
     return sorted(p for p in points if p <= pos and not 0 < p < TAR_MAGIC_END)
 
 
-def ascii_points(data: bytes) -> list[int]:
-    """Each line start of a text ``.t7`` file that some token still follows (spec/t7.md#t7-ascii)."""
-    end = len(data.rstrip())
-    return [0] + [i + 1 for i in range(end) if data[i:i + 1] == b"\n"]
-
-
 POINTS: dict[str, Callable[[bytes], list[int]]] = {
-    "t7-binary": truncation_points, "pt-zip": zip_points, "pt-legacy": legacy_points, "pt-tar": tar_points,
-    "pt-torchscript": zip_points, "t7-ascii": ascii_points}
+    "t7-binary": truncation_points, "t7-ascii": ascii_truncation_points, "pt-zip": zip_points,
+    "pt-legacy": legacy_points, "pt-tar": tar_points, "pt-torchscript": zip_points}
 
 
 def spread(points: list[int], limit: int = MAX_CUTS) -> list[int]:
@@ -200,9 +195,8 @@ CUT_CASES = _cut_cases(CUTS)
 
 
 @pytest.mark.spec("canonical.md#canonical-error-codes", "canonical.md#canonical-reader-cli",
-                  "t7.md#t7-stream", "t7.md#t7-limits", "pt-zip.md#pt-zip-container",
-                  "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes", "pt-tar.md#pt-tar-members",
-                  "t7.md#t7-ascii")
+                  "t7.md#t7-stream", "t7.md#t7-limits", "t7.md#t7-ascii", "pt-zip.md#pt-zip-container",
+                  "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes", "pt-tar.md#pt-tar-members")
 @pytest.mark.parametrize("case", CUT_CASES, ids=[c.id for c in CUT_CASES])
 def test_truncated(case: Case, suite) -> None:
     run = suite.result(case) if suite.gives(case) else None

@@ -59,6 +59,8 @@ sys.path.insert(0, str(_HERE))
 STACK_SIZE = 512 << 20
 RECURSION_LIMIT = 200_000
 ZIP_MAGIC = b"PK\x03\x04"
+#: Bytes an ascii .t7 stream starts with (spec/t7.md#t7-detect): never the first byte of a tar torch wrote.
+T7_ASCII_START = [bytes([c]) for c in b" \t\n\v\f\r+-0123456789"]
 
 
 def _not_a_checkpoint(head: bytes) -> str:
@@ -74,9 +76,21 @@ def _not_a_checkpoint(head: bytes) -> str:
             return what
     if text[:1] in (b"{", b"[") and text[1:2] in (b'"', b"{", b"[", b"]", b"}"):
         return "a JSON document"
-    if head[8:10] == b'{"' and 0 < int.from_bytes(head[:8], "little") < 1 << 32:
+    if _safetensors(head):
         return "a safetensors file"
     return ""
+
+
+def _safetensors(head: bytes) -> bool:
+    """A header length n, ``{"``, and n bytes from offset 8 that parse as one JSON object (``head`` holds
+    them: :func:`read` reads them whole)."""
+    n = int.from_bytes(head[:8], "little")
+    if head[8:10] != b'{"' or not 0 < n <= 100_000_000 or 8 + n > len(head):
+        return False
+    try:
+        return isinstance(json.loads(head[8:8 + n].decode("utf-8")), dict)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
 
 
 def read(path: str) -> dict[str, Any]:
@@ -91,19 +105,20 @@ def read(path: str) -> dict[str, Any]:
         f.seek(0)
         if not head:
             raise Reject("truncated", "empty file")
-        what = _not_a_checkpoint(head)
+        sniffed = head
+        if head[8:10] == b'{"':  # a safetensors header is parsed whole
+            sniffed = f.read(min(int.from_bytes(head[:8], "little"), 100_000_000) + 8)
+            f.seek(0)
+        what = _not_a_checkpoint(sniffed)
         if what:
             raise Reject("unknown-format", f"this is {what}")
         if head.startswith(ZIP_MAGIC):
             mm = pt.open_mmap(f, size)
             fmt, objects = pt.read_zip(f, mm, size)
-        elif head[257:262] == b"ustar":
+        elif head[0] > 8 and head[:1] not in T7_ASCII_START and pt.is_tar_header(head):  # not a .t7 start
             fmt, objects = pt.read_tar(f)
         elif head[0] == 0x80 or head[:1] in (b"L", b"\x8a"):
-            if pt.is_tar_header(head):  # torch's tarfile takes it first (spec/pt-legacy.md#pt-legacy-magic)
-                fmt, objects = pt.read_tar(f)
-            else:
-                fmt, objects = pt.read_legacy(f, size)
+            fmt, objects = pt.read_legacy(f, size)
         else:
             return t7.read_t7(f, size, head)
         return describe(fmt, objects)

@@ -134,8 +134,15 @@ def test_member_invariants() -> None:
     assert code(archive({k: v for k, v in good.items()}, order=("sys_info", "pickle", "tensors"))) \
         == "bad-container"  # no storages member
     data = archive(good)
-    header = data.index(b"sys_info\0")
+    header = data.index(b"pickle\0")  # a later member's header
+    assert header >= 512
     assert code(data[:header + 100] + b"X" + data[header + 101:]) == "bad-container"  # checksum
+    # the first header decides the format: with a wrong checksum it is no tar file (torch's tarfile
+    # refuses it too, and its loader goes on to a legacy pickle), so the bytes are no checkpoint
+    # (spec/canonical.md#canonical-detect)
+    first = data.index(b"sys_info\0")
+    assert first < 512
+    assert code(data[:first + 100] + b"X" + data[first + 101:]) == "unknown-format"
     assert code(data + b"\x01") == "bad-container"  # not zeros after the end
     assert code(data[:1024]) == "truncated"
     dup = io.BytesIO()

@@ -9,7 +9,7 @@ from decimal import Decimal, localcontext
 import numpy as np
 import pytest
 from torchfmt.dtypes import BY_NAME
-from torchfmt.errors import FormatError
+from torchfmt.errors import FormatError, Unsupported
 from torchfmt.t7.encodings import (
     AsciiEncoding,
     BinaryEncoding,
@@ -166,5 +166,5 @@ def test_hints_from_env() -> None:
     assert Hints.from_env({}) == Hints()
     for bad in ({"TORCHFMT_T7_LONG_SIZE": "2"}, {"TORCHFMT_T7_LONG_SIZE": "eight"},
                 {"TORCHFMT_T7_MODE": "text"}, {"TORCHFMT_T7_BYTE_ORDER": "middle"}):
-        with pytest.raises(ValueError):
+        with pytest.raises(Unsupported, match="t7-hint"):
             Hints.from_env(bad)

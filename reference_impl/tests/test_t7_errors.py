@@ -98,11 +98,22 @@ def test_the_real_primitive_stream_is_rejected_at_its_int() -> None:
     i(4) + i(1) + i(-3),                            # class header length
     i(8) + i(1) + i(-2),                            # bytecode length
     torch(1, b"tds.Vec", q(-1)),                    # tds count
-    float_tensor([1, 2], [2**61, 1], 1, 2),         # a stride beyond 64-bit byte offsets
-    float_tensor([0, 2**62], [1, 1], 1, 2),         # an empty tensor whose other sizes overflow
 ])
 def test_negative_lengths(data: bytes) -> None:
     assert _code(data) == "bad-length"
+
+
+@pytest.mark.spec("t7.md#t7-tensor", "tensors.md#tensors-empty")
+@pytest.mark.parametrize("data,shape", [
+    (float_tensor([1, 2], [2**61, 1], 1, 2), [1, 2]),          # a stride of 2^63 bytes: 2^61 elements
+    (float_tensor([0, 2**62], [1, 1], 1, 2), [0, 2**62]),      # empty, whatever the other sizes
+    (float_tensor([0, 2**62, 4], [16, 4, 1], 9, 2), [0, 2**62, 4]),  # and whatever its offset
+])
+def test_sizes_and_strides_count_elements(data: bytes, shape: list[int]) -> None:
+    """Strides and sizes are counts of elements below 2^63, never bytes (real Lua Torch loads these:
+    conformance/cases/t7-binary/spec-tensor-*)."""
+    (t,) = read_bytes(data, HINTS).objects
+    assert list(t.shape) == shape
 
 
 @pytest.mark.parametrize("data", [

@@ -29,8 +29,9 @@ INVALID = [
 def _run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in os.environ.items() if not k.startswith("TORCHFMT_T7_")}
     full.update(PYTHONPATH=os.pathsep.join(p for p in sys.path if p), **env)
-    return subprocess.run([sys.executable, "-m", "torchfmt", *args], capture_output=True, text=True,
-                          env=full, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "torchfmt", *args], capture_output=True, text=True, env=full, timeout=120
+    )
 
 
 @pytest.mark.spec("t7.md#t7-hints", "canonical.md#canonical-t7-hints", "canonical.md#canonical-reader-cli")

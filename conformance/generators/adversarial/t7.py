@@ -154,6 +154,22 @@ def truncation_points(data: bytes) -> list[int]:
     return sorted(c for c in cuts if c < len(data))
 
 
+#: C whitespace, which ends an ascii token (spec/t7.md#t7-ascii).
+_ASCII_SPACE = b" \t\n\v\f\r"
+
+
+def ascii_truncation_points(data: bytes) -> list[int]:
+    """Offsets to cut an ascii t7 file of one top-level object at: 0 and every offset just after
+    whitespace, up to the start of the last token.  Whatever the bytes there are (a token's start, or
+    the middle of a run of chars that holds a space), the object is left without its last token: a cut
+    stream, ``truncated``.  Offsets inside the last token are left out: a shorter number is a valid
+    stream (spec/t7.md#t7-ascii)."""
+    body = data.rstrip(_ASCII_SPACE + b"\0")
+    last = max(body.rfind(bytes([c])) for c in _ASCII_SPACE) + 1
+    return [0] + [c for c in range(1, last + 1)
+                  if data[c - 1] in _ASCII_SPACE and data[c] not in _ASCII_SPACE]
+
+
 def _patch(data: bytes, offset: int, fmt: str, value: int | float) -> bytes:
     out = bytearray(data)
     struct.pack_into(fmt, out, offset, value)

@@ -238,11 +238,11 @@ _FLOAT_TOKEN = re.compile(
     rb"[+-]?(?:0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
     rb"|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
     rb"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?"
-    rb"|[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)"
+    rb"|[nN][aA][nN])"
 )
 
 #: The characters a token of each kind is made of: a run of them reaching the end is a cut token.
-_TOKEN_CHARS = {_INT_TOKEN: re.compile(rb"[+\-0-9]*"), _FLOAT_TOKEN: re.compile(rb"[+\-0-9A-Za-z._()]*")}
+_TOKEN_CHARS = {_INT_TOKEN: re.compile(rb"[+\-0-9]*"), _FLOAT_TOKEN: re.compile(rb"[+\-0-9A-Za-z.]*")}
 
 
 def parse_c_double(token: bytes) -> float:
@@ -360,7 +360,10 @@ class AsciiEncoding(Encoding):
         self._skip_ws(what)
         m = pattern.match(self.buf, self.pos)
         end = m.end() if m else self.pos
-        if m is None or (end < self.size and self.buf[end] not in _WHITESPACE):
+        # a token ends at whitespace, at the end of the stream, or at the NUL that is the last byte of a
+        # torch.serialize string, which ends the stream (spec/t7.md#t7-serialize)
+        if m is None or (end < self.size and self.buf[end] not in _WHITESPACE
+                         and not (end == self.size - 1 and self.buf[end] == 0)):
             word = _TOKEN_CHARS[pattern].match(self.buf, self.pos)
             assert word is not None
             if word.end() == self.size:  # a token cut short by the end of the file

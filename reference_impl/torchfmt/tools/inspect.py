@@ -20,7 +20,7 @@ import zlib
 from typing import Any
 
 from .. import open_document
-from ..detect import detect, not_a_checkpoint
+from ..detect import SAFETENSORS_MAX_HEADER, detect, not_a_checkpoint
 from ..errors import FormatError, Unsupported, quote
 from ..model import (
     Document,
@@ -473,6 +473,9 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict
                               "readiness": None, "bytes": None}
     with open(path, "rb") as f:
         head = f.read(512)
+        if head[8:10] == b'{"':  # a safetensors header is parsed whole (detect.safetensors_header)
+            want = min(int.from_bytes(head[:8], "little"), SAFETENSORS_MAX_HEADER) + 8
+            head += f.read(max(0, want - len(head)))
     what = not_a_checkpoint(head) if head else None
     if what is not None:
         report["status"] = "not-a-checkpoint"

@@ -1,0 +1,70 @@
+"""Running real Lua Torch for the generators (``../luatorch``, or ``$TORCHFMT_LUATORCH``: torch7 @814ea4a on
+LuaJIT 2.1 with nn and tds, built by ``../shared/tools/lua-torch/build.sh``).
+
+:func:`read` loads a file with ``lua_describe.lua`` (``File:readObject`` with given settings, every object
+until the end of the file) and returns what Lua loaded, or why it refused; :func:`run` evaluates a Lua
+chunk that writes bytes to standard output (``torch.serialize``, ``string.dump``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+PREFIX = Path(os.environ.get("TORCHFMT_LUATORCH", ROOT.parent / "luatorch"))
+DESCRIBE = Path(__file__).resolve().parent / "lua_describe.lua"
+WRITER = "Lua Torch7 @814ea4a (LuaJIT 2.1.0-beta3, x86_64 Linux)"
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    share, lua = PREFIX / "share/lua/5.1", PREFIX / "lua"
+    env["LUA_PATH"] = f"{share}/?.lua;{share}/?/init.lua;{lua}/?.lua;{lua}/?/init.lua;;"
+    env["LUA_CPATH"] = f"{PREFIX}/lib/lua/5.1/?.so;{PREFIX}/lib/?.so;;"
+    env["LD_LIBRARY_PATH"] = f"{PREFIX}/lib:{PREFIX}/lib/lua/5.1:" + env.get("LD_LIBRARY_PATH", "")
+    env["PATH"] = f"{PREFIX}/bin:" + env.get("PATH", "")
+    return env
+
+
+def run(chunk: str) -> bytes:
+    """What the Lua chunk writes to standard output (``require 'torch'`` done first)."""
+    proc = subprocess.run(
+        ["luajit", "-e", "require 'torch'; " + chunk], capture_output=True, env=_env(), timeout=120
+    )
+    if proc.returncode:
+        raise SystemExit(f"Lua failed: {proc.stderr.decode('utf-8', 'replace')[:300]}")
+    return proc.stdout
+
+
+@dataclass
+class Reading:
+    loads: bool
+    said: str  # one line: what Lua Torch said of the file
+    raw: dict[str, Any] | None  # lua_describe.lua's JSON when it loaded and described the file
+
+
+def read(data: bytes, mode: str, long_size: int, byte_order: str) -> Reading:
+    """Lua Torch's reading of ``data`` (spec/t7.md: mode ``ascii`` or ``binary``, long size, byte order)."""
+    with tempfile.NamedTemporaryFile(suffix=".t7") as f:
+        f.write(data)
+        f.flush()
+        proc = subprocess.run(
+            ["luajit", str(DESCRIBE), f.name, mode, str(long_size), byte_order],
+            capture_output=True,
+            env=_env(),
+            timeout=600,
+        )
+    out = proc.stdout.decode("utf-8", "replace").strip()
+    err = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode == 0 and out.startswith("{"):
+        return Reading(True, "Lua Torch loads it", json.loads(out))
+    said = " ".join((out or err or f"exit status {proc.returncode}").replace(str(PREFIX), "").split())[:160]
+    if "LOADED" in err:  # readObject took every object; describing them failed (a view outside its storage)
+        return Reading(True, f"Lua Torch loads it (and then fails to use it: {said})", None)
+    return Reading(False, f"Lua Torch refuses it ({said})", None)
