@@ -35,7 +35,8 @@ from ..t7.encodings import Hints
 from ..walk import values
 from ..writer import write
 from ..writer.atomic import atomic_file
-from .convert import ConvertError, check_output
+from .convert import ConvertError, check_output, checked
+from .reading import read
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
 from .sizes import span, storage_bytes
 
@@ -311,8 +312,6 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
          hints: Hints | None = None) -> SlimReport:
     """Slim the file ``source`` into ``output`` (see the module docstring); ``dry_run`` writes nothing,
     ``merge`` False keeps identical storages apart; ``hints`` are the ``.t7`` reading hints."""
-    from .. import open_document
-
     if level not in LEVELS:
         raise ConvertError("slim-level", f"--level {quote(level)} is not one of {', '.join(LEVELS)}")
     if dry_run:
@@ -320,7 +319,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
             raise ConvertError("output-is-input", "the output is the input: slim never overwrites its input")
     else:
         check_output(source, output, force, "slim")
-    doc = open_document(source, hints)
+    doc = read(source, hints)
     if doc.format not in OUTPUT_FORMAT:
         raise ConvertError("torchscript-archive",
                            f"slim reads checkpoints; a {doc.format} file is not one the writer writes")
@@ -344,7 +343,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
         write(obj, sink, fmt, t7_mode=mode, path=output)  # type: ignore[arg-type]
         report.bytes_after = sink.size
     else:
-        with atomic_file(output) as f:
+        with atomic_file(output, check=lambda tmp: checked(tmp, obj, out_format)) as f:
             write(obj, f, fmt, t7_mode=mode, path=output)
         report.bytes_after = os.path.getsize(output)
     return report
