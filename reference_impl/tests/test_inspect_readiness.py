@@ -49,7 +49,8 @@ def test_weights_only_opcodes_are_torchs(op) -> None:  # noqa: ANN001
 
 def _verdict(path: Path) -> dict:
     report, status = inspect(str(path))
-    assert status == 0, report["error"]
+    # a whole pickled model is reported (read inert) with dump's status and line (spec/inspect.md#inspect-cli)
+    assert status == 0 or (status == 1 and report["error"]["code"] == "unsafe-global"), report["error"]
     return report["readiness"]
 
 
@@ -130,3 +131,27 @@ def test_ready_file_names_no_command(tmp_path: Path, capsys: pytest.CaptureFixtu
     r = json.loads(capsys.readouterr().out)["readiness"]
     assert r["ready"] and r["convert"] is None and r["opcodes"] == [] and r["protocols"] == [2]
     assert torch_loads(tmp_path / "sd.pt")
+
+
+def test_not_weights_only_is_torchs_difference() -> None:
+    """NOT_WEIGHTS_ONLY is exactly what the reader's torch allowlist has beyond torch's weights_only one."""
+    from torch._weights_only_unpickler import _get_allowed_globals
+    from torchfmt.pickle.globals import ALLOWED_LIST, NOT_WEIGHTS_ONLY
+
+    theirs = set(_get_allowed_globals())
+    ours = {a.qualname for a in ALLOWED_LIST if a.scope == "torch"}
+    assert NOT_WEIGHTS_ONLY == ours - theirs
+
+
+@pytest.mark.spec("inspect.md#inspect-readiness")
+@pytest.mark.parametrize("name", ["python-bytes", "python-frozenset", "python-bytes-torch1.13"])
+def test_globals_the_reader_allows_and_torch_does_not(name: str, tmp_path: Path) -> None:
+    """Committed cases torch reads only with weights_only=False (a bytes, a frozenset in a protocol-2
+    pickle): not ready, and the add_safe_globals line printed makes torch load them."""
+    root = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "pt-legacy" / name
+    path = root / "data.pt"
+    r = _verdict(path)
+    assert not torch_loads(path) and not r["ready"] and r["add_safe_globals"]
+    script = f"import torch\n{r['add_safe_globals']}\ntorch.load({str(path)!r}, weights_only=True)\n"
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-300:]

@@ -163,7 +163,8 @@ def _slim(args: argparse.Namespace) -> int:
     from .tools.slim import slim
 
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies, hints=_hints(args)), args.json)
+                                force=args.force, merge=not args.keep_copies, hints=_hints(args)), args.json,
+                   args.input)
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -174,42 +175,49 @@ def _convert(args: argparse.Namespace) -> int:
     return _report(lambda: convert(args.input, args.output, args.to, force=args.force,
                                    keep_buffers=args.keep_buffers, metadata=args.metadata,
                                    inert=args.inert, keep_devices=args.keep_devices,
-                                   hints=_hints(args)), args.json)
+                                   hints=_hints(args)), args.json, args.input)
 
 
-def _report(run: Callable[[], Any], as_json: bool) -> int:
-    """Run a command that writes a file and returns a report; print it, or one stderr line on failure:
-    exit status 1 with ``<code>: <message> (at byte N)`` for an input the reader rejects, 2 with
-    ``unsupported: <feature> (<why>)`` for what it declines and for every refused conversion
-    (:class:`~torchfmt.tools.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
-    from .writer.pickler import PicklingError
+def _report(run: Callable[[], Any], as_json: bool, path: str) -> int:
+    """Run a command that writes a file and returns a report; print it, or one stderr line on failure
+    (:func:`failure`): exit status 1 with ``<code>: <message> (at byte N)`` for an input the reader
+    rejects, 2 with ``unsupported: <feature> (<why>)`` for what it declines and for every refused
+    conversion (:class:`~torchfmt.tools.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
+    from .tools.reading import TOOL_RECURSION
 
     try:
-        report = run()
-    except FormatError as e:
-        print(e.line(), file=sys.stderr)
-        return 1
-    except Unsupported as e:
-        print(" ".join(e.line().split()), file=sys.stderr)
-        return 2
-    except PicklingError as e:  # a value the output format has no form for
-        print(f"unsupported: unwritable-value ({quote(str(e), 200)})", file=sys.stderr)
-        return 2
-    except (MemoryError, RecursionError) as e:
-        print(f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did not "
-              "stop it first: a reader bug)", file=sys.stderr)
-        return 1
-    except OSError as e:
-        what = f": {quote(e.filename)}" if isinstance(e.filename, str) else ""
-        why = quote(e.strerror or type(e).__name__)
-        print(f"unsupported: unreadable-path ({why}{what})", file=sys.stderr)
-        return 2
-    except Exception as e:  # a bug of ours: one line all the same (spec/canonical.md#canonical-reader-cli)
-        what = quote(e.args[0]) if e.args else ""
-        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a torchfmt bug)", file=sys.stderr)
-        return 2
+        with recursion_limit(TOOL_RECURSION):
+            report = run()
+    except Exception as e:
+        status, line = failure(e, path, "a torchfmt bug")
+        print(line, file=sys.stderr)
+        return status
     print(json.dumps(report.json()) if as_json else report.line())
     return 0
+
+
+def failure(e: BaseException, path: str, bug: str = "a reader bug") -> tuple[int, str]:
+    """The exit status and the one stderr line of a command that failed with ``e`` (``dump``'s, which
+    every tool shares: spec/canonical.md#canonical-reader-cli): 1 for an input the reader rejects
+    (``limit-exceeded`` too when Python's own memory or recursion ran out before a limit of ours), 2 for
+    what it declines, a path it cannot read, a value a writer has no form for, and its own bugs."""
+    pickler = sys.modules.get("torchfmt.writer.pickler")  # a writer's refusal: only once it was imported
+    if isinstance(e, FormatError):
+        return 1, e.line()
+    if isinstance(e, Unsupported):
+        return 2, " ".join(e.line().split())
+    if pickler is not None and isinstance(e, pickler.PicklingError):  # a value the format has no form for
+        return 2, f"unsupported: unwritable-value ({quote(str(e), 200)})"
+    if isinstance(e, (MemoryError, RecursionError)):  # the limits should have caught it first: still 1
+        return 1, (f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did "
+                   "not stop it first: a reader bug)")
+    if isinstance(e, OSError):  # not the bytes: an unreadable path (spec/canonical.md#canonical-reader-cli)
+        if e.errno == errno.ENOMEM:
+            return 1, f"limit-exceeded: {e.strerror}: the file could not be mapped"
+        what = e.filename if isinstance(e.filename, str) else path
+        return 2, f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(what)})"
+    what = quote(e.args[0]) if e.args else ""  # never str(e): its repr of a file's value may recurse
+    return 2, f"unsupported: internal-error ({type(e).__name__}: {what}; {bug})"
 
 
 def _stdin_copy() -> tempfile._TemporaryFileWrapper:  # type: ignore[type-arg]
@@ -285,27 +293,10 @@ def _describe(path: str, hints: Hints, inert: bool, err: TextIO) -> tuple[int, d
         if path == "-":
             stdin = _stdin_copy()
         return 0, describe(stdin.name if stdin else path, hints, inert=inert)
-    except FormatError as e:
-        print(e.line(), file=err)
-        return 1, None
-    except Unsupported as e:
-        print(e.line(), file=err)
-        return 2, None
-    except (MemoryError, RecursionError) as e:  # the limits should have caught it first: still exit 1
-        print(f"limit-exceeded: Python {type(e).__name__} while reading (the reader's own limits did not "
-              "stop it first: a reader bug)", file=err)
-        return 1, None
-    except OSError as e:  # not the bytes: the path is unreadable (spec/canonical.md#canonical-reader-cli)
-        if e.errno == errno.ENOMEM:
-            print(f"limit-exceeded: {e.strerror}: the file could not be mapped", file=err)
-            return 1, None
-        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(path)})",
-              file=err)
-        return 2, None
-    except Exception as e:  # a reader bug: one line all the same (spec/canonical.md#canonical-reader-cli)
-        what = quote(e.args[0]) if e.args else ""  # never str(e): its repr of a file's value may recurse
-        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=err)
-        return 2, None
+    except Exception as e:  # every failure as dump's one line (:func:`failure`)
+        status, line = failure(e, path)
+        print(line, file=err)
+        return status, None
     finally:
         if stdin is not None:
             stdin.close()
@@ -346,17 +337,15 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
     """``torchfmt inspect`` (spec/inspect.md#inspect-cli): the report on stdout whatever the outcome, the
     one error line on stderr when the status is not 0."""
     from .tools.inspect import inspect, render
+    from .tools.reading import TOOL_RECURSION
 
     try:
-        report, status = inspect(args.path, hints, max(args.depth, 0))
-    except OSError as e:
-        print(f"unsupported: unreadable-path ({quote(e.strerror or type(e).__name__)}: {quote(args.path)})",
-              file=sys.stderr)
-        return 2
-    except Exception as e:  # a bug of ours: one line all the same (spec/canonical.md#canonical-reader-cli)
-        what = quote(e.args[0]) if e.args else ""
-        print(f"unsupported: internal-error ({type(e).__name__}: {what}; a reader bug)", file=sys.stderr)
-        return 2
+        with recursion_limit(TOOL_RECURSION):
+            report, status = inspect(args.path, hints, max(args.depth, 0))
+    except Exception as e:  # an unreadable path; a bug of ours: one line all the same
+        status, line = failure(e, args.path, "a torchfmt bug")
+        print(line, file=sys.stderr)
+        return status
     try:
         if args.json:
             json.dump(report, sys.stdout, indent=1)

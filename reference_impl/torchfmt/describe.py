@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # numpy is imported only where bytes must be rearranged (issu
 DESCRIPTION_VERSION = 0
 #: Values that hold nothing and are never shared: the count pass ticks them and moves on.
 _LEAVES = frozenset({type(None), bool, int, float, str, bytes, bytearray, Global})
+_TEXTS = frozenset({str, bytes, bytearray})
 _HASH_CHUNK = 1 << 26
 
 
@@ -135,12 +136,17 @@ class _Describer:
         self.storage_ids_seen: set[int] = set()
 
     # -- pass 1: count references -------------------------------------------------------------
-    def count(self, value: Any) -> None:
+    def count(self, value: Any, text: bool = False) -> None:
+        """Count the references to each shareable value, checking the node and view budgets; ``text``
+        also counts the JSON text the str and bytes values will write (what pass 2 checks as it
+        writes them), for :func:`check_limits`."""
         stack = [value]
         while stack:
             v = stack.pop()
             self._tick()
             if type(v) in _LEAVES:
+                if text and type(v) in _TEXTS:
+                    self._count_text(v)
                 continue
             if isinstance(v, SHAREABLE):
                 self.seen[id(v)] += 1
@@ -349,6 +355,15 @@ def describe_document(doc: Document) -> dict[str, Any]:
     for name, note in doc.notes.items():
         out[f"_{name}"] = _note(note)
     return out
+
+
+def check_limits(doc: Document) -> None:
+    """Refuse, as :func:`describe_document` would, a document over the description's budgets (nodes,
+    JSON text, view elements: spec/canonical.md#canonical-node-budget), without hashing anything: the
+    check every tool makes of what it read, so that an input ``dump`` refuses is refused by all."""
+    d = _Describer()
+    for obj in doc.objects:
+        d.count(obj, text=True)
 
 
 def _note(note: Any) -> Any:

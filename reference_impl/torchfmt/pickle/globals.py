@@ -345,6 +345,15 @@ ALLOWED_LIST: tuple[Allowed, ...] = (
 ALLOWED: dict[tuple[str, str], Allowed] = {(a.module, a.name): a for a in ALLOWED_LIST}
 
 
+#: Entries of the allowlist (scope ``torch``) that torch 2.13's ``torch.load(weights_only=True)`` does not
+#: allow: the reader reads them as ``torch.load`` (``weights_only=False``) does, and ``inspect``'s readiness
+#: lists them as refused (spec/inspect.md#inspect-readiness).  A test checks this set against torch's own
+#: allowlist (``torch._weights_only_unpickler._get_allowed_globals``).
+NOT_WEIGHTS_ONLY: frozenset[str] = frozenset({
+    "builtins.bytes", "builtins.frozenset", "torch._tensor._rebuild_from_type",
+    "torch._utils._rebuild_sparse_csr_tensor", "torch._utils._rebuild_xla_tensor",
+})
+
 #: Globals known to run code when a pickle calls them, for the ``weights_only`` readiness report of
 #: ``torchfmt inspect`` (spec/inspect.md#inspect-readiness): a whole module (every name in it), or one
 #: ``module.name``, with why.  A user must never add these to ``torch.serialization.add_safe_globals``.

@@ -48,9 +48,13 @@ from ..writer.pickler import PicklingError
 from ..writer.reduce import torch_view
 from ..writer.safetensors import SAFETENSORS_DTYPES
 from ..writer.safetensors import write_safetensors as st_write
+from .flat import NameClash, Names
+from .flat import shown_path as shown_key_path
 from .progress import CountingFile, progress
+from .reading import read
 from .roles import MODULE_STATE, RANK, is_module, module_field_role
 from .sizes import storage_bytes
+from .verify import Lost, read_back, read_back_safetensors
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
 _EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
@@ -64,12 +68,14 @@ REFUSALS: dict[str, str] = {
     "t7-legacy-function": "a Lua function of type 6 or 7: no Python value holds it",
     "t7-table-key": "a Lua table or torch object used as a table key: no Python dict holds it",
     "multi-object": "a .t7 stream of several top-level objects: the output holds one",
-    "torchscript-archive": "slim: a TorchScript archive is a program, not a checkpoint",
+    "torchscript-archive": "a TorchScript archive is a program, not a checkpoint (convert and slim)",
     "pt-zip-value": "a value the pt-zip writer has no pickle form for",
     "pt-legacy-value": "a value the legacy stream cannot hold (a dtype with no typed storage class, ...)",
     "t7-value": "a value Lua Torch has no form for (a dtype without a Lua class, a lazy view, ...)",
     "safetensors-non-tensor": "a value that is not a tensor, without --metadata (the first ten named)",
+    "safetensors-name": "two different values whose flat names collide (both paths named): one would be lost",
     "safetensors-dtype": "a tensor safetensors has no form for (quantized; a lazy conjugate, negative view)",
+    "read-back": "what was written does not read back as what was meant (its path named): nothing replaced",
     "existing-output": "the output exists and --force was not given",
     "output-is-input": "the output is the input (refused even with --force)",
     "unwritable-path": "the output cannot be written (the operating system's reason)",
@@ -365,31 +371,42 @@ class PickledModules:
 
 def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str, str]]:
     """Name -> tensor for a (nested) mapping of tensors; other values are refused, or kept as JSON text
-    in ``__metadata__`` when ``metadata``."""
+    in ``__metadata__`` when ``metadata``.  Names are unique: two different values that flatten to one
+    name are refused, naming both paths (:class:`~torchfmt.tools.flat.NameClash`)."""
     tensors: dict[str, Tensor] = {}
     other: dict[str, str] = {}
     refused: list[str] = []
+    names = Names()
 
-    def walk(v: Any, name: str) -> None:
-        if isinstance(v, Tensor):
-            tensors[name] = v
+    def walk(v: Any, name: str, keys: tuple[Any, ...], inside: frozenset[int]) -> None:
+        if isinstance(v, (dict, list, tuple)) and id(v) in inside:
+            refused.append(f"{quote(name or '$')} (a container inside itself)")
+        elif isinstance(v, Tensor):
+            if names.add(name, v, shown_key_path(keys)):
+                tensors[name] = v
         elif isinstance(v, dict):
             for k, x in v.items():
-                walk(x, f"{name}.{k}" if name else str(k))
+                walk(x, f"{name}.{k}" if keys else str(k), (*keys, k), inside | {id(v)})
         elif isinstance(v, (list, tuple)) and v and all(isinstance(x, (Tensor, dict)) for x in v):
             for i, x in enumerate(v):
-                walk(x, f"{name}.{i}" if name else str(i))
+                walk(x, f"{name}.{i}" if keys else str(i), (*keys, i), inside | {id(v)})
         elif isinstance(v, (SparseTensor, MetaTensor)):
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
         elif metadata:
             try:
-                other[name or "$"] = json.dumps(v)
-            except TypeError:
+                text = json.dumps(v)
+            except (TypeError, ValueError, RecursionError):
                 refused.append(f"{quote(name or '$')} ({type(v).__name__})")
+            else:
+                if names.add(name or "$", text, shown_key_path(keys)):
+                    other[name or "$"] = text
         else:
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
 
-    walk(obj, "")
+    try:
+        walk(obj, "", (), frozenset())
+    except NameClash as e:
+        raise ConvertError("safetensors-name", f"{e}: one would be lost") from None
     if refused:
         raise ConvertError("safetensors-non-tensor", f"safetensors holds tensors only; {len(refused)} values "
                            "are not: " + ", ".join(refused[:10]) + (", ..." if len(refused) > 10 else "") +
@@ -417,7 +434,9 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
         meta["torchfmt.aliases"] = json.dumps(report.aliases)
     report.tensors = len(written)
     total = sum(math.prod(t.shape) * t.dtype.itemsize for t in written.values())
-    with progress(total, "convert: writing") as done, atomic_file(path) as f:
+    meant = {name: tensors[name] for name in written}
+    with progress(total, "convert: writing") as done, \
+            atomic_file(path, check=lambda tmp: checked(tmp, meant, "safetensors")) as f:
         st_write(written, f, meta or None, done)
 
 
@@ -462,11 +481,12 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
     the device tags (``cuda:0``, ...) instead of tagging everything ``cpu``
     (spec/t7.md#t7-convert-devices); ``hints`` are a ``.t7`` file's encoding hints, as for ``torchfmt
     dump``."""
-    from .. import open_document
-
     target = target_of(output, to)
     check_output(source, output, force, "convert")
-    doc = open_document(source, hints, inert=inert)
+    doc = read(source, hints, inert=inert)
+    if doc.format == "pt-torchscript":
+        raise ConvertError("torchscript-archive", "a TorchScript archive is a program (torch.jit.load), not "
+                                                  "a checkpoint: torch.jit.load it and save its state_dict()")
     if len(doc.objects) != 1:
         raise ConvertError("multi-object", f"the stream holds {len(doc.objects)} objects; convert writes one")
     obj = doc.objects[0]
@@ -487,7 +507,8 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
             write_safetensors(obj, output, metadata, report)
             return report
         total = storage_bytes(Document(target, [obj]))
-        with progress(total, "convert: writing") as done, atomic_file(output) as f:
+        with progress(total, "convert: writing") as done, \
+                atomic_file(output, check=lambda tmp: checked(tmp, obj, target)) as f:
             write(obj, CountingFile(f, done), target, path=output)  # type: ignore[arg-type]
     report.tensors = count_tensors(obj)
     return report
@@ -506,6 +527,18 @@ def to_cpu(obj: Any) -> dict[str, int]:
             moved[v.storage.device] += 1
             v.storage.device = "cpu"
     return dict(moved)
+
+
+def checked(tmp: str, meant: Any, target: str) -> None:
+    """Refuse a written file that does not read back as what was meant (:mod:`torchfmt.tools.verify`):
+    it is removed and nothing is replaced."""
+    try:
+        if target == "safetensors":
+            read_back_safetensors(tmp, meant)
+        else:
+            read_back(tmp, meant, target)
+    except Lost as e:
+        raise ConvertError("read-back", f"{e}; nothing written") from None
 
 
 @contextlib.contextmanager

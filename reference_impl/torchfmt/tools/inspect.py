@@ -19,7 +19,6 @@ import re
 import zlib
 from typing import Any
 
-from .. import open_document
 from ..detect import SAFETENSORS_MAX_HEADER, detect, not_a_checkpoint
 from ..errors import FormatError, Unsupported, quote
 from ..model import (
@@ -35,13 +34,14 @@ from ..model import (
     Tensor,
     TorchObject,
 )
-from ..pickle.globals import lookup, runs_code, storage_dtype
+from ..pickle.globals import NOT_WEIGHTS_ONLY, lookup, runs_code, storage_dtype
 from ..pickle.machine import DEFAULT_SCOPES, Machine, PickleUse, recording_globals, recording_opcodes
 from ..pickle.opcodes import WEIGHTS_ONLY
 from ..pt.ziparchive import LocalRecord, local_walk
 from ..t7.encodings import Hints
 from ..walk import SHAREABLE
 from ..windows import FileWindows
+from .reading import read
 from .sizes import account, labelled_children
 
 INSPECT_VERSION = 1
@@ -428,9 +428,9 @@ def readiness(doc: Document, globals_seen: list[tuple[str, str, int]],
                             "the legacy .tar format")
     refused: dict[str, dict[str, Any]] = {}
     for module, name, offset in globals_seen:
-        if lookup(module, name, DEFAULT_SCOPES) is not None:
-            continue
         q = f"{module}.{name}"
+        if lookup(module, name, DEFAULT_SCOPES) is not None and q not in NOT_WEIGHTS_ONLY:
+            continue
         entry = refused.setdefault(q, {"global": q, "module": module, "name": name, "first_offset": offset,
                                        "count": 0, "runs_code": runs_code(module, name)})
         entry["count"] += 1
@@ -482,11 +482,49 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict
         report["what"] = _describe_not_checkpoint(what, path, size)
         report["error"] = {"code": "unknown-format", "message": f"this is {what}", "offset": 0}
         return report, 1
+    doc, refusal, globals_seen, used = _read(path, hints)
+    if doc is None:
+        return _unread(report, refusal, path, size, head)
+    status = 0
+    if refusal is not None:  # dump refuses it (a whole pickled model: unsafe-global); shown as read inert
+        report["error"] = _error(refusal)
+        status = 1 if isinstance(refusal, FormatError) else 2
+    report["what"] = identify(doc, globals_seen)
+    report["tree"] = tree(doc, depth)
+    report["readiness"] = readiness(doc, globals_seen, used)
+    report["bytes"] = account(doc, size)
+    return report, status
+
+
+def _read(path: str, hints: Hints | None) -> tuple[Document | None, FormatError | Unsupported | None,
+                                                   list[tuple[str, str, int]], PickleUse | None]:
+    """``dump``'s reading of the file (:func:`~torchfmt.tools.reading.read`) and its refusal; when it
+    refuses, the inert reading (``dump --inert``), which shows a whole pickled model without running it,
+    stands in for the report's contents if it reads."""
     try:
         with recording_globals() as globals_seen, recording_opcodes() as used:
-            doc = open_document(path, hints, inert=True)
-    except FormatError as e:
-        report["error"] = {"code": e.code, "message": e.message, "offset": e.offset}
+            return read(path, hints), None, globals_seen, used
+    except (FormatError, Unsupported) as e:
+        refusal = e
+    try:
+        with recording_globals() as globals_seen, recording_opcodes() as used:
+            return read(path, hints, inert=True), refusal, globals_seen, used
+    except (FormatError, Unsupported):
+        return None, refusal, [], None
+
+
+def _error(e: FormatError | Unsupported) -> dict[str, Any]:
+    """The report's ``error``: what ``dump`` prints as its one line."""
+    if isinstance(e, FormatError):
+        return {"code": e.code, "message": e.message, "offset": e.offset}
+    return {"code": "unsupported", "message": e.feature, "offset": None}
+
+
+def _unread(report: dict[str, Any], e: FormatError | Unsupported | None, path: str, size: int,
+            head: bytes) -> tuple[dict[str, Any], int]:
+    """The report of a file no reading read, and ``dump``'s exit status."""
+    report["error"] = _error(e)
+    if isinstance(e, FormatError):
         cut = _truncated(path, size, detect(head) if head else "t7", e) if e.code == "truncated" else None
         report["status"] = {"truncated": "truncated", "unknown-format": "not-a-checkpoint"}.get(e.code,
                                                                                               "malformed")
@@ -497,16 +535,10 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict
             report["what"]["summary"] = ("not a checkpoint: a zip archive that is not torch's, holding "
                                          + ", ".join(report["what"]["members"][:5]) + ": unzip it first")
         return report, 1
-    except Unsupported as e:
-        report["status"] = "unsupported"
-        report["error"] = {"code": "unsupported", "message": e.feature, "offset": None}
-        report["what"] = {"format": None, "summary": e.line()}
-        return report, 2
-    report["what"] = identify(doc, globals_seen)
-    report["tree"] = tree(doc, depth)
-    report["readiness"] = readiness(doc, globals_seen, used)
-    report["bytes"] = account(doc, size)
-    return report, 0
+    assert isinstance(e, Unsupported)
+    report["status"] = "unsupported"
+    report["what"] = {"format": None, "summary": e.line()}
+    return report, 2
 
 
 # -- text -----------------------------------------------------------------------------------------

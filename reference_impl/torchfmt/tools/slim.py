@@ -33,8 +33,9 @@ from ..t7.encodings import Hints
 from ..walk import values
 from ..writer import write
 from ..writer.atomic import atomic_file
-from .convert import ConvertError, check_output
+from .convert import ConvertError, check_output, checked
 from .progress import CountingFile, progress
+from .reading import read
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
 from .sizes import identical_groups, span, storage_bytes
 
@@ -294,8 +295,6 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
          hints: Hints | None = None) -> SlimReport:
     """Slim the file ``source`` into ``output`` (see the module docstring); ``dry_run`` writes nothing,
     ``merge`` False keeps identical storages apart; ``hints`` are the ``.t7`` reading hints."""
-    from .. import open_document
-
     if level not in LEVELS:
         raise ConvertError("slim-level", f"--level {quote(level)} is not one of {', '.join(LEVELS)}")
     if dry_run:
@@ -303,7 +302,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
             raise ConvertError("output-is-input", "the output is the input: slim never overwrites its input")
     else:
         check_output(source, output, force, "slim")
-    doc = open_document(source, hints)
+    doc = read(source, hints)
     if doc.format not in OUTPUT_FORMAT:
         raise ConvertError("torchscript-archive",
                            f"slim reads checkpoints; a {doc.format} file is not one the writer writes")
@@ -332,7 +331,8 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
         report.written = force or sink.size < report.bytes_before
         return report
     try:
-        with progress(report.storage_bytes_after, "slim: writing") as done, atomic_file(output) as f:
+        with progress(report.storage_bytes_after, "slim: writing") as done, \
+                atomic_file(output, check=lambda tmp: checked(tmp, obj, out_format)) as f:
             write(obj, CountingFile(f, done), fmt, t7_mode=mode, path=output)  # type: ignore[arg-type]
             if not force and f.tell() >= report.bytes_before:
                 report.bytes_after = f.tell()

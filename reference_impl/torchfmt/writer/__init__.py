@@ -8,6 +8,7 @@ plain Python values and numpy arrays, and writes them in one of :data:`FORMATS`,
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from .atomic import atomic_file
@@ -20,15 +21,17 @@ T7_MODES = ("binary", "ascii")
 __all__ = ["FORMATS", "PicklingError", "save", "write"]
 
 
-def save(obj: Any, path: str | os.PathLike[str], format: str = "pt-zip", *, t7_mode: str = "binary") -> None:
+def save(obj: Any, path: str | os.PathLike[str], format: str = "pt-zip", *, t7_mode: str = "binary",
+         check: Callable[[str], None] | None = None) -> None:
     """Write ``obj`` to ``path`` as ``format`` (``pt-zip``, ``pt-legacy`` or ``t7``; a ``.t7`` file in
     ``t7_mode`` ``binary`` or ``ascii``).  The file at ``path`` is replaced atomically: until the new
-    one is complete, any file already there is left as it was."""
+    one is complete, any file already there is left as it was; ``check``, given the complete temporary
+    file's path, may refuse it by raising (nothing is then replaced)."""
     if format not in FORMATS:
         raise ValueError(f"format {format!r} is not one of {FORMATS}")
     if t7_mode not in T7_MODES:
         raise ValueError(f"t7_mode {t7_mode!r} is not one of {T7_MODES}")
-    with atomic_file(path) as f:
+    with atomic_file(path, check) as f:
         write(obj, f, format, t7_mode=t7_mode, path=path)
 
 

@@ -17,6 +17,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from ..errors import quote
+from ..limits import T7_NDIM
 from ..model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 from ..recursion import recursion_limit
 from ..t7 import classes
@@ -181,6 +183,12 @@ class T7Writer:
             raise T7Error(f"{type(obj).__name__} has no .t7 form")
 
     def _pairs(self, items: list[tuple[Any, Any]]) -> None:
+        for k, v in items:  # what a Lua table cannot hold (spec/t7.md#t7-convert-refusals)
+            if k is None or v is None:
+                raise T7Error(f"the table entry {quote(k)} holds None: a Lua table holds no nil "
+                              "(the entry would vanish)")
+            if isinstance(k, float) and math.isnan(k):
+                raise T7Error("a table key is NaN: a Lua table has no NaN key")
         self.enc.int(len(items))
         for k, v in items:
             self._object(k)
@@ -207,6 +215,8 @@ class T7Writer:
             return
         self._class(TENSOR_VERSION, name)
         shape, stride = t.shape, t.stride
+        if len(shape) > T7_NDIM.value:
+            raise T7Error(f"a tensor of {len(shape)} dimensions: Lua Torch has at most {T7_NDIM.value}")
         if not t.lua and not shape:  # a PyTorch zero-dimensional tensor holds one element
             shape, stride = (1,), (1,)
         self.enc.int(len(shape))
