@@ -283,13 +283,18 @@ class Suite:
         for session in self.batch_sessions:
             session.close()
 
+    def batch_stats(self) -> dict[str, Any]:
+        return {"requests": sum(s.requests for s in self.batch_sessions),
+                "starts": sum(s.starts for s in self.batch_sessions),
+                "restarts": sum(s.restarts for s in self.batch_sessions), "seed": self.seed,
+                "rechecked": sorted(self.rechecked), "differ": sorted(self.differ)}
+
     def batch_line(self) -> str:
         """What batch mode did: requests, processes, restarts, and the rechecks one process per file."""
         if self.batch is None:
             return ""
-        requests = sum(s.requests for s in self.batch_sessions)
-        starts = sum(s.starts for s in self.batch_sessions)
-        restarts = sum(s.restarts for s in self.batch_sessions)
+        stats = self.batch_stats()
+        requests, starts, restarts = stats["requests"], stats["starts"], stats["restarts"]
         verdict = f"{len(self.differ)} differ: {', '.join(self.differ[:10])}" if self.differ else "all agree"
         return (f"batch mode: {requests} requests, {starts} processes started ({restarts} requests ended "
                 f"one); "
@@ -316,6 +321,7 @@ class Suite:
                 into[outcome] = into.get(outcome, 0) + n
         doc = {"reader": self.reader.name, "command": self.batch or self.reader.command,
                "mode": "batch" if self.batch else "per-process",
+               **({"batch": self.batch_stats()} if self.batch else {}),
                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "counts": counts,
                "counts_by_format": dict(sorted(by_format.items())),
                **extra, "results": sorted(self.results, key=lambda r: r["id"])}
