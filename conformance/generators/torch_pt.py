@@ -585,17 +585,6 @@ def _deep() -> Any:
     return x
 
 
-@recipe("deep-nesting-1000", features=("pickle-deep-nesting", "pickle-list"),
-        spec=("pickle.md#pickle-nesting",),
-        notes="999 lists around a tensor: the tensor is at depth 1,000, the nesting limit, which a reader "
-              "MUST still read (spec/pickle.md#pickle-limits: the top value at depth 1)")
-def _deep_at_limit() -> Any:
-    x: Any = torch.tensor([1.0])
-    for _ in range(999):
-        x = [x]
-    return x
-
-
 @recipe("torch-globals", features=("pickle-global",))
 def _globals() -> list[Any]:
     return [torch.float32, torch.int8, torch.bfloat16, torch.bool, torch.strided, torch.sparse_coo,

@@ -84,6 +84,24 @@ def test_every_case_reads_the_same_both_ways() -> None:
     assert differ == []
 
 
+def test_every_case_reads_the_same_without_runs() -> None:
+    """Runs (tensor_run.py) change nothing on any case: the fast path taking one entry at a time gives the
+    same description or error (so a run that is never made only costs time)."""
+    differ, taken = [], 0
+    for name, data in _files():
+        with_runs = outcome(describe_bytes(data))
+        tensor_run.ENABLED = False
+        try:
+            without = outcome(describe_bytes(data))
+        finally:
+            tensor_run.ENABLED = True
+        taken += 1
+        if with_runs != without:
+            differ.append(name)
+    assert taken > 300
+    assert differ == []
+
+
 @pytest.mark.skipif(not corpus_root().is_dir(), reason="the adversarial families start from ../shared/corpus")
 def test_hostile_variants_read_the_same_both_ways() -> None:
     differ, taken = [], 0
