@@ -50,7 +50,7 @@ BASES = {
     "pt-torchscript": ["torchscript-tiny"],
 }
 #: At most this many cuts per file (spread evenly over its boundaries).
-MAX_CUTS = 25
+MAX_CUTS = 20
 #: Opcode boundaries of a legacy file's object pickle that are cut (spread evenly).
 OBJECT_OPCODES = 5
 EOCD, ZIP64_LOCATOR, ZIP64_EOCD = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
