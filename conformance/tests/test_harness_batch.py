@@ -5,6 +5,7 @@ after a crash, a timeout, a memory blow-up or garbage mid-batch the next file is
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -102,8 +103,9 @@ LIMITS = {"time_limit": 5.0, "memory_limit": 512 << 20}
 def test_a_broken_request_is_judged_as_alone_and_the_next_file_is_answered(
         fake: list[str], tmp_path: Path, word: str, kind: str) -> None:
     ok, bad, after = (case(tmp_path, n, w) for n, w in (("a", "ok"), ("b", word), ("c", "ok")))
-    alone = run_reader(fake, bad, **LIMITS)
-    session = BatchSession([*fake, "--batch"], **LIMITS)
+    limits = {**LIMITS, "time_limit": 2.0} if word == "hang" else LIMITS
+    alone = run_reader(fake, bad, **limits)
+    session = BatchSession([*fake, "--batch"], **limits)
     try:
         first, broken, next_one = (session.run(p) for p in (ok, bad, after))
     finally:
@@ -236,6 +238,8 @@ def test_the_readme_loops_speak_the_protocol(tmp_path: Path, language: str) -> N
         script.write_text(code)
         command = [node, str(script)]
     else:
+        if not os.environ.get("TORCHFMT_BATCH_EQUIVALENCE"):
+            pytest.skip("compiling takes seconds: set TORCHFMT_BATCH_EQUIVALENCE=1 (.ci/run does)")
         compiler = shutil.which("g++")
         if compiler is None or not Path("/usr/include/nlohmann/json.hpp").is_file():
             pytest.skip("no g++ with nlohmann/json here (apt-get install g++ nlohmann-json3-dev)")
