@@ -11,8 +11,9 @@ in the case's notes:
   (:func:`canonical`): values, sizes, strides, offsets and element bytes as Lua reports them.  Only the
   facts Lua keeps nowhere come from the case's own bytes: a class's version text, and a function's type
   code and bytecode hash.  The generator stops when Lua refuses an accept case;
-- a ``reject`` or ``impl`` case Lua Torch loads is stricter than Lua Torch: it carries the feature
-  ``stricter-than-lua`` and says why (``why``); the generator stops when that reason is missing.
+- a ``reject`` or ``impl`` case Lua Torch loads is stricter than Lua Torch: its notes say why (``why``);
+  the generator stops when that reason is missing.  The feature ``stricter-than-lua`` is
+  ``conformance/lua_verdicts.py``'s, from the lua-torch adapter's verdict, as for every .t7 case.
 
 This script never imports torchfmt.
 
@@ -170,7 +171,8 @@ def case_yaml(case: Case) -> dict[str, Any]:
     if case.category != "accept" and loads:
         if not case.why:
             raise SystemExit(f"{case.folder}: Lua Torch loads it; say why the spec is stricter (why)")
-        features.add("stricter-than-lua")
+        # the feature stricter-than-lua and its reason (case.yaml lua) are conformance/lua_verdicts.py's,
+        # from the lua-torch adapter's verdict: this run's notes say what Lua did here
         notes.append(f"stricter than Lua Torch: {case.why}")
     expect: dict[str, Any]
     if case.category == "accept":
