@@ -299,6 +299,9 @@ def test_torchfile_reads_written_binary_as_the_source(tmp_path: Path) -> None:
         status, original = _torchfile(case.path)
         if status != 0:
             continue
+        ours = {**torchfmt.describe(case.path, _hints(case)), "format": original["format"]}
+        if compare(original, ours) != []:
+            continue  # torchfile reads the source otherwise than Lua Torch (a nil-valued key it keeps)
         doc = torchfmt.open_document(case.path, _hints(case))
         out = tmp_path / f"{n}.t7"
         _write_stream(doc.objects, out, "binary")
@@ -308,6 +311,7 @@ def test_torchfile_reads_written_binary_as_the_source(tmp_path: Path) -> None:
         assert compare(original, written) == [], case.id
         compared += 1
     print(f"torchfile: {compared} binary cases read alike")
+    assert compared >= 50
     assert compared >= 30
 
 
