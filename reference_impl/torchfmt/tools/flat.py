@@ -98,10 +98,6 @@ def tensors(root: Any) -> Iterator[tuple[str, Tensor]]:
     stack: list[tuple[str, tuple[Any, ...], Any, frozenset[int]]] = [("", (), root, frozenset())]
     while stack:
         name, keys, v, inside = stack.pop()
-        visits += 1
-        if visits > NODE_BUDGET.value:  # containers reached many times multiply the names
-            what = f"the flat view would name more than {NODE_BUDGET.value} values (containers reached twice)"
-            raise FormatError("limit-exceeded", None, what)
         if isinstance(v, Tensor):
             if names.add(name, v, shown_path(keys)):
                 yield name, v
@@ -110,6 +106,10 @@ def tensors(root: Any) -> Iterator[tuple[str, Tensor]]:
             continue
         inner = inside | {id(v)}
         children = [(f"{name}.{part}" if keys else part, (*keys, k), x, inner) for part, k, x in _entries(v)]
+        visits += len(children)
+        if visits > NODE_BUDGET.value:  # containers reached many times multiply the names
+            what = f"the flat view would name more than {NODE_BUDGET.value} values (containers reached twice)"
+            raise FormatError("limit-exceeded", None, what)
         stack.extend(reversed(children))
 
 
