@@ -121,7 +121,8 @@ def test_t7_refuses_what_lua_cannot_hold(inputs: dict[str, Path], tmp_path: Path
 
 
 @pytest.mark.spec("t7.md#t7-convert-nothing-lost", "tensors.md#tensors-empty")
-def test_an_empty_tensor_with_a_dimension_of_2p62_converts_to_t7(inputs: dict[str, Path], tmp_path: Path) -> None:
+def test_an_empty_tensor_with_a_dimension_of_2p62_converts_to_t7(inputs: dict[str, Path],
+                                                                 tmp_path: Path) -> None:
     """An empty tensor holds no element whatever its other sizes (tensors-empty; issue 18 question 4 made
     the .t7 reader accept [0, 2^62]): it is written, and reads back with its shape."""
     out = tmp_path / "out.t7"
