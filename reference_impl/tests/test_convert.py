@@ -532,3 +532,16 @@ def test_cli_refuses_a_function(tmp_path: Path) -> None:
     offset = int(m[2])
     assert int.from_bytes(source.read_bytes()[offset:offset + 4], "little") == 8  # type 8: a function
     assert not (tmp_path / "f.pt").exists()
+
+
+@needs_torch
+@pytest.mark.spec("t7.md#t7-convert-refusals")
+def test_a_tensor_of_more_dimensions_than_numpy_holds_is_refused_for_safetensors(tmp_path: Path) -> None:
+    """torch holds 70 dimensions and safetensors has a form for them; the streaming writer goes through numpy
+    (at most 64): a named refusal, not an internal error, and no output."""
+    src, out = tmp_path / "deep.pt", tmp_path / "deep.safetensors"
+    torch.save({"a": torch.zeros([1] * 70), "b": torch.ones(2)}, src)
+    with pytest.raises(ConvertError) as e:
+        convert(str(src), str(out), "safetensors")
+    assert e.value.line().startswith("unsupported: safetensors-dtype") and "70 dimensions" in e.value.detail
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.pt"]

@@ -46,7 +46,7 @@ from ..writer import write
 from ..writer.atomic import atomic_file
 from ..writer.pickler import PicklingError
 from ..writer.reduce import torch_view
-from ..writer.safetensors import SAFETENSORS_DTYPES
+from ..writer.safetensors import NUMPY_MAX_DIMS, SAFETENSORS_DTYPES
 from ..writer.safetensors import write_safetensors as st_write
 from .flat import NameClash, Names
 from .flat import shown_path as shown_key_path
@@ -74,7 +74,8 @@ REFUSALS: dict[str, str] = {
     "t7-value": "a value Lua Torch has no form for (a dtype without a Lua class, a lazy view, ...)",
     "safetensors-non-tensor": "a value that is not a tensor, without --metadata (the first ten named)",
     "safetensors-name": "two different values whose flat names collide (both paths named): one would be lost",
-    "safetensors-dtype": "a tensor safetensors has no form for (quantized; a lazy conjugate, negative view)",
+    "safetensors-dtype": "a tensor safetensors has no form for (quantized; a lazy conjugate, negative view; "
+                         "more than 64 dimensions, numpy's limit, through which the writer streams)",
     "read-back": "what was written does not read back as what was meant (its path named): nothing replaced",
     "existing-output": "the output exists and --force was not given",
     "output-is-input": "the output is the input (refused even with --force)",
@@ -425,6 +426,9 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
             view = " view" if t.conj or t.neg else ""
             raise ConvertError("safetensors-dtype",
                                f"{quote(name)}: a {t.dtype.name} tensor{view} has no safetensors form")
+        if len(t.shape) > NUMPY_MAX_DIMS:
+            raise ConvertError("safetensors-dtype", f"{quote(name)}: a tensor of {len(t.shape)} dimensions "
+                               f"(the writer streams through numpy, which holds at most {NUMPY_MAX_DIMS})")
         if id(t) in kept:  # tied: the same tensor under two names
             report.aliases[name] = kept[id(t)]
             continue

@@ -32,6 +32,10 @@ SAFETENSORS_DTYPES: dict[str, str] = {
 CHUNK = 1 << 24
 
 
+#: The most dimensions a numpy array holds (NPY_MAXDIMS: 64 from numpy 2.0, 32 before); the writer streams
+#: every tensor through one.
+NUMPY_MAX_DIMS = 64 if np.lib.NumpyVersion(np.__version__) >= "2.0.0" else 32
+
 def header(tensors: dict[str, Tensor], metadata: dict[str, str] | None) -> tuple[bytes, int]:
     """The header bytes (length prefix and padding included) and the data's size."""
     entries: dict[str, Any] = {}
