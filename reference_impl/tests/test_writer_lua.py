@@ -32,6 +32,7 @@ import pytest
 import torchfmt
 from torchfmt.errors import FormatError, Unsupported
 from torchfmt.model import LuaTable
+from torchfmt.recursion import recursion_limit
 from torchfmt.t7.encodings import Hints
 from torchfmt.tools.convert import ConvertError, convert
 from torchfmt.tools.slim import LEVELS, slim
@@ -61,6 +62,14 @@ PT_CASES = [
     for c in committed_cases()
     if c.category == "accept" and c.format in ("pt-zip", "pt-legacy") and not c.problems
 ]
+
+
+@pytest.fixture(autouse=True)
+def _deep_descriptions():
+    """The 1,024-level .t7 cases' descriptions nest about 3,000 deep: decoding, comparing and writing them
+    recurse once per level (the suite's own reads raise the limit the same way)."""
+    with recursion_limit(20_000):
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -221,8 +221,8 @@ class Compare:
         return None
 
     def _container(self, m: Any, g: Any, k: tuple[Any, ...]) -> list[tuple[Any, Any, tuple[Any, ...]]]:
-        if self.lua:
-            if not isinstance(g, LuaTable):
+        if self.lua:  # a table, or a tds.Vec's payload: a list on both sides
+            if not isinstance(g, LuaTable) and type(g) is not type(m):
                 raise Lost(k, f"a {type(m).__name__} reads back as {type(g).__name__}, not a table")
         elif isinstance(m, LuaTable) or (type(g) is not type(m) and not (
                 isinstance(m, dict) and isinstance(g, dict))):
