@@ -31,13 +31,12 @@ from ..model import (
 )
 from ..t7.encodings import Hints
 from ..writer.reduce import torch_view
+from ..writer.safetensors import NUMPY_MAX_DIMS
 from .flat import shown_path
 from .reading import read
 
 #: Bytes of one tensor compared element by element; a larger one is compared at its ends.
 FULL_BYTES = 1 << 26
-#: Dimensions numpy arrays may have (numpy 1.x: 32; numpy 2: 64).
-_NUMPY_DIMS = 32
 
 
 class Lost(Exception):
@@ -251,7 +250,7 @@ class Compare:
             raise Lost(k, f"shape {list(gv.shape)} read back, {list(shape_m)} meant")
         if m.dtype.quantized or 0 in shape_m or (mv.lua and not mv.shape):  # no element to compare
             return []
-        if len(shape_m) > _NUMPY_DIMS:  # numpy holds no such array: the storages' elements and the view
+        if len(shape_m) > NUMPY_MAX_DIMS:  # numpy holds no such array: the storages' elements and the view
             if (mv.storage_offset, mv.stride) != (gv.storage_offset, gv.stride):
                 raise Lost(k, "the view of its storage changed")
             return [(mv.storage, gv.storage, k)]
