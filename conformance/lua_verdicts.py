@@ -59,7 +59,9 @@ def judge(case: Case, lua: LuaWorker, reference: Worker) -> tuple[dict[str, Any]
     answer = lua.run(case.path, case.hints)
     entry: dict[str, Any] = {
         "verdict": answer.outcome,
-        "detail": loaded_summary(answer) if answer.outcome == "loads" else answer.summary(),
+        # the project's own path left out: a message naming describe.lua holds where the checkout lies
+        "detail": (loaded_summary(answer) if answer.outcome == "loads" else answer.summary()).replace(
+            f"{HERE.parent}/", ""),
     }
     if answer.lua_error is not None and answer.lua_error[1] >= 1:
         first = lua.run(case.path, case.hints, first_only=True)
