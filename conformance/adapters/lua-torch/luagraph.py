@@ -175,13 +175,17 @@ def code_of(message: str) -> str:
 
 
 #: The install paths in torch7's messages (the prefix's Lua files, build.sh's source trees), left out so
-#: that a
-#: message reads the same from any prefix: ``torch/File.lua:375: unknown object``.
+#: that a message reads the same from any prefix: ``torch/File.lua:375: unknown object``.
 _PATHS = re.compile(r"(?:/[^\s/:]+)+?/(?:share/lua/5\.1|lua|\.build/src/[^/\s]+)/")
+#: The same paths as LuaJIT shortens a chunk name over 59 characters: ``...`` and its last 56 characters.
+_SHORTENED = re.compile(r"\.\.\.[^\s:'\"]*?(?:share/lua/5\.1|\.build/src/[^/\s]+)/")
+#: This adapter's own Lua files, wherever the checkout lies (full or shortened): one spelling.
+_OWN = re.compile(r"(?:\.\.\.|/)[^\s:'\"]*lua-torch/(?=[\w.]+\.lua:\d)")
 
 
 def lua_message(hex_text: str) -> str:
-    return _PATHS.sub("", bytes.fromhex(hex_text).decode("utf-8", "replace"))
+    text = _OWN.sub("conformance/adapters/lua-torch/", bytes.fromhex(hex_text).decode("utf-8", "replace"))
+    return _PATHS.sub("", _SHORTENED.sub("", text))
 
 
 def one_line(text: str, limit: int = 300) -> str:
