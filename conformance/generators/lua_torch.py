@@ -23,6 +23,8 @@ DESCRIBE = Path(__file__).resolve().parent / "lua_describe.lua"
 #: lua_describe.lua as Lua names it, wherever the checkout lies (LuaJIT shortens a long chunk name to
 #: ``...`` and its tail): one spelling, so a case's note does not depend on the checkout's path.
 _DESCRIBE_NAMED = re.compile(r"\S*lua_describe\.lua")
+#: A chunk name LuaJIT shortened (``...x/prefix/share/lua/5.1/torch/File.lua``): the part before ``/share``.
+_SHORTENED_PREFIX = re.compile(r"\.\.\.\S*?(/share/lua/5\.1/)")
 WRITER = "Lua Torch7 @814ea4a (LuaJIT 2.1.0-beta3, x86_64 Linux)"
 
 
@@ -69,7 +71,9 @@ def read(data: bytes, mode: str, long_size: int, byte_order: str) -> Reading:
     if proc.returncode == 0 and out.startswith("{"):
         return Reading(True, "Lua Torch loads it", json.loads(out))
     said = (out or err or f"exit status {proc.returncode}").replace(str(PREFIX), "")
-    said = " ".join(_DESCRIBE_NAMED.sub("conformance/generators/lua_describe.lua", said).split())[:160]
+    said = _DESCRIBE_NAMED.sub("conformance/generators/lua_describe.lua", said)
+    # LuaJIT shortens a long chunk name to "...<its end>": that end of the prefix goes too
+    said = " ".join(_SHORTENED_PREFIX.sub(r"\1", said).split())[:160]
     if "LOADED" in err:  # readObject took every object; describing them failed (a view outside its storage)
         return Reading(True, f"Lua Torch loads it (and then fails to use it: {said})", None)
     return Reading(False, f"Lua Torch refuses it ({said})", None)

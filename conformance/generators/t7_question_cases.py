@@ -1326,6 +1326,136 @@ def survivor_cases() -> list[Case]:
     ]
 
 
+def fast_path_guard_cases() -> list[Case]:
+    """Inputs on which a broken guard of the reader's fast paths (a state_dict entry read in one go) would
+    give another answer than the checked path: each breaks one guard on an entry after the first."""
+    six = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    first = _entry(b"a.weight", 2, "Float", [2, 3], [3, 1], 1, six)
+
+    def state(*entries: bytes) -> bytes:
+        return i(TABLE) + i(1) + i(1 + len(entries)) + first + b"".join(entries)
+
+    feats = [
+        "t7-binary",
+        "t7-table",
+        "t7-string",
+        "t7-torch-object",
+        "t7-class-version",
+        "dtype-float32",
+        "state-dict",
+    ]
+    spec = ["t7.md#t7-table", "t7.md#t7-tensor", "t7.md#t7-storage"]
+    how = "a table of FloatTensor entries (2x3 over their own 6-element storages, laid out alike), "
+    # the second entry's tensor written as a table (type code 3) where the first's is a torch object: its
+    # index (4) equals the torch type code, and every other byte is laid out as the first entry's
+    as_table = string(b"b.weight") + i(TABLE) + tensor(4, "Float", [2, 3], [3, 1], 1, storage(5, "Float", six))[4:]
+    # a ShortTensor (its class name as long as FloatTensor's) whose new storage is a FloatStorage
+    short_over_float = string(b"b.weight") + tensor(4, "Short", [2, 3], [3, 1], 1, storage(5, "Float", six))
+    # an empty tensor whose 1-based offset 2^32 has a low word 0 (a nil's type code) and a high word 1
+    empty_far = _entry(b"b.weight", 4, "Float", [0, 3], [3, 1], 1 << 32, six)
+    # the dimension count -1, the geometry words after it those of a 2-D tensor
+    neg_ndim = (
+        string(b"b.weight")
+        + i(TORCH) + i(4) + chars(b"V 1") + chars(b"torch.FloatTensor") + i(-1)
+        + b"".join(q(v) for v in (2, 3, 3, 1, 1))
+        + storage(5, "Float", six)
+    )
+    return [
+        Case(
+            "run-second-type-code-table",
+            "t7-binary",
+            state(as_table),
+            "reject",
+            ["bad-type-code"],
+            feats + ["adv-bad-type-code"],
+            spec + ["t7.md#t7-type-codes"],
+            how + "the second's type code 3 (a table) where a torch object's 4 is: a table of index 4 "
+            "whose size is the int 3 (the length of 'V 1'), whose first key's type code is the bytes "
+            "'V 1' and the next: no type code",
+            BIN,
+        ),
+        Case(
+            "run-second-short-tensor-float-storage",
+            "t7-binary",
+            state(short_over_float),
+            "reject",
+            ["bad-value"],
+            feats + ["dtype-int16"],
+            spec,
+            how + "the second a ShortTensor (a class name as long as FloatTensor's) whose new storage is a "
+            "FloatStorage: a tensor's storage is of its own element type",
+            BIN,
+            why="torch7 checks no storage's class against its tensor's",
+        ),
+        Case(
+            "run-second-empty-offset-2p32",
+            "t7-binary",
+            state(empty_far),
+            "accept",
+            [],
+            feats + ["storage-offset"],
+            spec + ["t7.md#t7-tensor-offset", "tensors.md#tensors-empty"],
+            how + "the second a 0x3 tensor whose 1-based offset is 2^32 (the low word 0, the type code of a "
+            "nil): no element, so any offset; its storage is the object after the offset's 8 bytes",
+            BIN,
+        ),
+        Case(
+            "run-second-ndim-minus-one",
+            "t7-binary",
+            state(neg_ndim),
+            "reject",
+            ["bad-length"],
+            feats + ["adv-negative-length"],
+            spec,
+            how + "the second with the dimension count -1, followed by the longs of a 2x3 geometry",
+            BIN,
+            why="torch7 reads a negative dimension count as none",
+        ),
+        Case(
+            "run-third-negative-size",
+            "t7-binary",
+            state(
+                _entry(b"b.weight", 4, "Float", [2, 3], [3, 1], 1, six),
+                _entry(b"c.weight", 6, "Float", [-1, 3], [3, 1], 1, six),
+            ),
+            "reject",
+            ["bad-length"],
+            feats + ["adv-negative-length"],
+            spec,
+            how + "three of them, the third with sizes [-1, 3]",
+            BIN,
+            why="torch7 writes no negative size; it reads one without a check",
+        ),
+        Case(
+            "tensor-stride-minus-one",
+            "t7-binary",
+            tensor(1, "Float", [3], [-1], 3, storage(2, "Float", [1.0, 2.0, 3.0])),
+            "reject",
+            ["bad-length"],
+            ["t7-binary", "t7-torch-object", "t7-class-version", "dtype-float32", "adv-negative-length"],
+            ["t7.md#t7-tensor"],
+            "a 3-element FloatTensor of stride -1 from the 1-based offset 3 over 3 elements (the storage "
+            "reversed; every element inside it): strides are not negative",
+            BIN,
+            why="torch7 writes no negative stride; it reads one without a check",
+        ),
+        Case(
+            "class-version-lowercase-v",
+            "t7-binary",
+            tensor(1, "Float", [2], [1], 1, storage(2, "Float", [1.0, 2.0]), version=b"1")
+            .replace(chars(b"V 1"), chars(b"v 1"), 1),
+            "reject",
+            ["bad-type-code"],
+            ["t7-binary", "t7-torch-object", "t7-class-version", "dtype-float32", "t7-custom-class"],
+            ["t7.md#t7-class-version", "t7.md#t7-torch-object", "t7.md#t7-custom-write"],
+            "a FloatTensor whose class header is 'v 1' (a lowercase v): only 'V ' starts a version header, "
+            "so 'v 1' is the class name of a generic class, whose payload starts with the int 17 (the "
+            "length of 'torch.FloatTensor'), no type code",
+            BIN,
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     return (
         detection_cases()
@@ -1340,4 +1470,5 @@ def all_cases() -> list[Case]:
         + polyglot_cases()
         + fast_run_cases()
         + survivor_cases()
+        + fast_path_guard_cases()
     )
