@@ -1348,7 +1348,8 @@ def fast_path_guard_cases() -> list[Case]:
     how = "a table of FloatTensor entries (2x3 over their own 6-element storages, laid out alike), "
     # the second entry's tensor written as a table (type code 3) where the first's is a torch object: its
     # index (4) equals the torch type code, and every other byte is laid out as the first entry's
-    as_table = string(b"b.weight") + i(TABLE) + tensor(4, "Float", [2, 3], [3, 1], 1, storage(5, "Float", six))[4:]
+    second = tensor(4, "Float", [2, 3], [3, 1], 1, storage(5, "Float", six))
+    as_table = string(b"b.weight") + i(TABLE) + second[4:]
     # a ShortTensor (its class name as long as FloatTensor's) whose new storage is a FloatStorage
     short_over_float = string(b"b.weight") + tensor(4, "Short", [2, 3], [3, 1], 1, storage(5, "Float", six))
     # an empty tensor whose 1-based offset 2^32 has a low word 0 (a nil's type code) and a high word 1
