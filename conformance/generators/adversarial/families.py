@@ -7,6 +7,7 @@ from collections.abc import Callable
 from . import (
     argument_checks,
     containers,
+    limit_edges,
     not_checkpoints,
     pickle_gadgets,
     pickle_hardening,
@@ -37,6 +38,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "zip-lookup": zip_lookup.zip_lookup_cases,
     "not-checkpoints": not_checkpoints.not_checkpoint_cases,
     "stricter-rules": stricter_rules.stricter_cases,
+    "limit-edges": limit_edges.limit_edge_cases,
 }
 #: Family name by module file name (as case provenance names it).
 MODULES: dict[str, str] = {
@@ -54,4 +56,5 @@ MODULES: dict[str, str] = {
     "zip_lookup.py": "zip-lookup",
     "not_checkpoints.py": "not-checkpoints",
     "stricter_rules.py": "stricter-rules",
+    "limit_edges.py": "limit-edges",
 }

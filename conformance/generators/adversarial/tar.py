@@ -11,6 +11,7 @@ these files) turns a PAX ``size`` that ``int()`` refuses into 0 and takes every 
 from __future__ import annotations
 
 import collections
+import io
 import pickle
 import struct
 import tarfile
@@ -120,6 +121,13 @@ def tar_cases() -> list[AdvCase]:
                   "another size or refuse")
     for c in out:
         c.why_stricter = digits_why
+    out.append(AdvCase(
+        "pt-tar/adv-tar-pax-record-without-newline", archive(_record(b"path", b"sys_info")[:-1] + b"X"),
+        ["bad-container"], ["tar-archive", "tar-pax"], ["pt-tar.md#pt-tar-members"],
+        f"{base} whose one record 'NN path=sys_info' ends with 'X' where its newline belongs", None, GEN,
+        why_stricter="a PAX record is '<length> <key>=<value>\\n' (POSIX); the tarfile of torch's Python "
+        "3.11.7 takes the value and ignores the last byte, the tarfile of Python releases with the fix for "
+        "CVE-2024-6232 (Debian's 3.11.2 on this machine among them) refuses such a record"))
     legacy = ["legacy-stream", "legacy-magic", "dtype-float32", "pickle-persistent-id"]
     magic = ["pt-legacy.md#pt-legacy-magic", "canonical.md#canonical-detect"]
     out.append(AdvCase(
@@ -229,6 +237,55 @@ def _size_field(size: int, first: int = 0x80) -> bytes:
     return bytes([first]) + size.to_bytes(11, "big")
 
 
+def _pax_archive(parts: dict[str, bytes], *, pax: tuple[str, ...] = (),
+                 extra: tuple[tuple[str, bytes], ...] = (), sizes: dict[str, str] | None = None) -> bytes:
+    """The members ``extra`` then ``parts`` (tar_writer.ORDER) as ustar headers (tarfile.TarInfo.tobuf),
+    each member of ``pax`` preceded by a PAX extended header whose ``path`` and ``size`` records give its
+    name and size (``sizes``: the size record's text) over a ustar header named ``member`` of size 0."""
+    sizes = sizes or {}
+    out = b""
+    for name, body in [*extra, *((n, parts[n]) for n in tar_writer.ORDER)]:
+        if name in pax:
+            rec = _record(b"path", name.encode()) + _record(b"size", sizes.get(name, str(len(body))).encode())
+            out += _header(f"PaxHeaders/{name}", len(rec), tarfile.XHDTYPE) + rec + bytes(-len(rec) % BLOCK)
+            out += _header("member", 0, tarfile.REGTYPE)
+        else:
+            out += _header(name, len(body), tarfile.REGTYPE)
+        out += body + bytes(-len(body) % BLOCK)
+    return out + bytes(2 * BLOCK)
+
+
+def _checksum(data: bytes, field: Any, at: int = 0) -> bytes:
+    """``data`` with the checksum of the header at ``at`` rewritten: ``field(unsigned, signed)``, the
+    8-byte field from the two sums Python's tarfile accepts (the field read as spaces)."""
+    d = bytearray(data)
+    d[at + 148:at + 156] = b" " * 8
+    block = d[at:at + BLOCK]
+    d[at + 148:at + 156] = field(sum(block), sum(b - 256 if b > 127 else b for b in block))
+    return bytes(d)
+
+
+def _patched(data: bytes, at: int, raw: bytes) -> bytes:
+    """``data`` with ``raw`` written at ``at`` in its first header, the checksum recomputed (unsigned)."""
+    d = bytearray(data)
+    d[at:at + len(raw)] = raw
+    return _checksum(bytes(d), lambda unsigned, _signed: b"%06o\0 " % unsigned)
+
+
+def _records(member: bytes) -> list[tuple[int, int]]:
+    """The (start, end) of each pickle at the start of a ``tensors`` member (the count, then the first
+    tensor's header): torch's own pickle reads them (the generator's own files only)."""
+    import pickle as pkl
+
+    f = io.BytesIO(member)
+    out = []
+    for _ in range(2):
+        start = f.tell()
+        pkl.load(f)
+        out.append((start, f.tell()))
+    return out
+
+
 def layout_cases() -> list[AdvCase]:
     out: list[AdvCase] = []
 
@@ -313,4 +370,109 @@ def layout_cases() -> list[AdvCase]:
          "three tensors of the tensors member over one empty int16 storage (a 0x4 tensor, its transpose and "
          "a column slice): the tar loader makes each storage once, from the storages member, so the three "
          "share it")
+    _edge_cases(sd, case)
     return out
+
+
+def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
+    """Headers, PAX records and member records at the edges of what torch's loader (Python's tarfile and
+    torch's member readers) takes: the state-dict case's members in other archives."""
+    import torch
+
+    members = [MEMBERS_ANCHOR]
+    detect = ["canonical.md#canonical-detect", MEMBERS_ANCHOR]
+    header = ["tar-header-edge", "state-dict", "dtype-float32"]
+    case("pax-path-and-size", _pax_archive(sd, pax=tar_writer.ORDER), [], ["tar-pax", "state-dict",
+                                                                          "dtype-float32"], members,
+         "the state-dict case's members, each preceded by a PAX extended header whose path and size records "
+         "name it and give its size, over a ustar header named 'member' whose size field is 0: the PAX "
+         "records override the header's")
+    short = _pax_archive(sd, pax=("storages",), sizes={"storages": "0" * 10})
+    case("pax-size-past-end",
+         _pax_archive(sd, pax=("storages",), sizes={"storages": str(len(short) - 1).zfill(10)}),
+         ["truncated"], ["tar-pax", "adv-size-beyond-eof", "state-dict"], members,
+         "the state-dict case whose storages member's PAX size record (ten digits, zero-padded) is the "
+         "file's length less one: fewer digits than the file's size, a size no file this long can hold "
+         "after the header")
+    x100 = "x" * 100
+    rec = _record(b"path", (x100 + "0").encode())
+    extra = (_header(x100, 2, tarfile.REGTYPE) + b"{}" + bytes(BLOCK - 2)
+             + _header("PaxHeaders/y", len(rec), tarfile.XHDTYPE) + rec + bytes(-len(rec) % BLOCK)
+             + _header("y", 2, tarfile.REGTYPE) + b"[]" + bytes(BLOCK - 2))
+    case("name-fills-100-bytes", extra + _pax_archive(sd), [], [*header, "tar-pax"], members,
+         "the state-dict case after two extra members torch ignores: one whose ustar name fills all 100 "
+         "bytes of the name field (100 'x', no NUL: the mode field '0000644' follows), one whose PAX path "
+         "is those 100 'x' and '0'. The names differ: a name is at most the 100 bytes of its field")
+    case("first-member-name-json", _pax_archive(sd, extra=(('{ "notes": [] }', b"{}"),)), [], header,
+         detect, "the state-dict case after an extra first member named '{ \"notes\": [] }': the file "
+         "starts '{ \"', no JSON document for canonical-detect ('{' immediately followed by '\"', '{', '[', "
+         "']' or '}'), and a tar header tarfile takes")
+    base = _pax_archive(sd)
+    case("checksum-base-256", _checksum(base, lambda u, _s: b"\x80" + u.to_bytes(7, "big")), [], header,
+         detect, "the state-dict case whose first header's checksum field is in GNU base-256 form (0x80, "
+         "then the sum in 7 bytes big-endian): Python's tarfile reads every number field so")
+    high = bytearray(base)
+    high[157:257] = b"\x80" * 100  # linkname: unused by a regular file
+    high[500:512] = b"\x80" * 12  # the header's padding
+    case("checksum-base-256-wraps-to-signed-sum",
+         _checksum(bytes(high), lambda _u, signed: b"\x80" + (2**56 + signed).to_bytes(7, "big")),
+         ["unknown-format"], header, detect,
+         "the state-dict case whose first header holds 0x80 in its linkname and padding bytes (a signed "
+         "sum below zero) and a base-256 checksum field 0x80 then 2^56 plus that signed sum: 0x80 makes a "
+         "positive number, no sum of the header, so tarfile refuses the header, torch's loader then "
+         "unpickles the file and fails; no tar, and no .t7 starts with 's'")
+    signed = bytearray(base)
+    signed[265:269] = "\u00e9".encode() + b"\0\0"  # uname
+    case("checksum-signed", _checksum(bytes(signed), lambda _u, s: b"%06o\0 " % s), ["bad-container"],
+         header, detect,
+         "the state-dict case whose first header's uname is '\u00e9' (UTF-8 c3 a9) and whose checksum is "
+         "the signed sum of its bytes (bytes above 0x7f counted negative), which Python's tarfile also takes",
+         why="the checksum is the unsigned sum of the header's bytes (POSIX); Python's tarfile also takes "
+         "the signed sum, a workaround for old Sun tars that summed signed chars, which torch 0.1's writer "
+         "(Python's tarfile, which writes the unsigned sum) never wrote")
+    for name, at, raw, what in (
+            ("devmajor-not-octal", 337, b"x000000\0", "devmajor field 'x000000': its first byte is no "
+             "octal digit"),
+            ("mode-last-byte-not-octal", 100, b"0000644x", "mode field '0000644x': its last byte is no octal "
+             "digit (no NUL ends the text before it)")):
+        case(f"first-header-{name}", _patched(base, at, raw), ["unknown-format"], header, detect,
+             f"the state-dict case whose first header's {what}, the checksum recomputed: Python's tarfile "
+             "refuses the header, torch's loader then unpickles the file and fails; no tar, and no .t7 "
+             "starts with 's'")
+    why_t7 = ("a .t7 stream starts with its first object's type code (binary 0x00-0x08; ascii a digit, a "
+              "sign or whitespace) and torch's tar files start with the name sys_info: the spec gives such a "
+              "first byte to .t7, so that a valid .t7 is never taken for tar")
+    for name, first in (("digit", "0notes"), ("space", " notes")):
+        case(f"first-member-name-{name}", _pax_archive(sd, extra=((first, b"{}"),)), ["bad-value"],
+             header, ["canonical.md#canonical-detect", "t7.md#t7-detect"],
+             f"the state-dict case after an extra first member named {first!r}: Python's tarfile takes the "
+             "archive and torch loads it; the first byte starts a t7-ascii stream, whose first token is no "
+             "integer", why=why_t7)
+    # -- the storages and tensors members' records
+    u8 = tar_writer.members({"b": torch.arange(3, dtype=torch.uint8)})
+    st = u8["storages"]
+    at = _records(st)[1][1]  # the first storage's count
+    n = int.from_bytes(st[at:at + 8], "little")
+    over = (n + len(st) - (at + 8 + n) + 1).to_bytes(8, "little")
+    case("storage-one-byte-past-member", tar_writer.archive({**u8, "storages": st[:at] + over + st[at + 8:]}),
+         ["truncated"], ["adv-size-beyond-eof", "dtype-uint8"], [STORAGES],
+         "a uint8 storage of 3 elements whose element count says one more than the bytes left in the "
+         "storages member (its elements and the views pickle): its last element would be the member's "
+         "first padding byte")
+    root = torch.arange(10, dtype=torch.float64)
+    case("storage-view-past-root", tar_writer.tar_checkpoint({"root": root,
+                                                              "v": tar_writer.StorageView(root, 8, 5)}),
+         ["out-of-bounds"], ["adv-view-out-of-bounds", "bare-storage", "dtype-float64"], [STORAGES],
+         "a float64 root storage of 10 elements and a storage view (view, root, 8, 5) of it, both bare: "
+         "elements 8 to 13 of 10",
+         why="a storage view must lie inside its root; torch's loader slices the root's untyped storage, "
+         "which quietly clips the view to the 2 elements that exist, where a reader in another language "
+         "would read past the root")
+    t = sd["tensors"]
+    (_, _), (h0, h1) = _records(t)
+    key, _skey, ttype = pickle.loads(t[h0:h1])
+    case("tensor-names-unknown-storage",
+         tar_writer.archive({**sd, "tensors": t[:h0] + pickle.dumps((key, 99, ttype), protocol=2) + t[h1:]}),
+         ["bad-reference"], ["adv-bad-reference", "state-dict"], [TENSORS],
+         "the state-dict case whose first tensor header names storage key 99, which the storages member "
+         "does not hold")
