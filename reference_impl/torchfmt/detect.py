@@ -69,7 +69,7 @@ def safetensors_header(buf: bytes | memoryview) -> bool:
 
 #: The numeric fields of a tar header Python's tarfile converts while reading it (mode, uid, gid, size,
 #: mtime, devmajor, devminor): (start, end).
-_TAR_NUMBERS = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (329, 337), (337, 345))
+TAR_NUMBER_FIELDS = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (329, 337), (337, 345))
 
 
 def _tar_number(field: bytes) -> int | None:
@@ -93,7 +93,7 @@ def _tar_header(head: bytes) -> bool:
     if len(head) < 512 or head.count(0) == 512:
         return False
     want = _tar_number(head[148:156])
-    if want is None or any(_tar_number(head[a:b]) is None for a, b in _TAR_NUMBERS):
+    if want is None or any(_tar_number(head[a:b]) is None for a, b in TAR_NUMBER_FIELDS):
         return False
     block = head[:148] + b" " * 8 + head[156:512]
     return want in (sum(block), sum(b - 256 if b > 127 else b for b in block))

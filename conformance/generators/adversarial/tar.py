@@ -272,6 +272,13 @@ def _patched(data: bytes, at: int, raw: bytes) -> bytes:
     return _checksum(bytes(d), lambda unsigned, _signed: b"%06o\0 " % unsigned)
 
 
+def _later_patched(data: bytes, header: int, at: int, raw: bytes) -> bytes:
+    """``data`` with ``raw`` written at ``at`` in the header at ``header``, its checksum recomputed."""
+    d = bytearray(data)
+    d[header + at:header + at + len(raw)] = raw
+    return _checksum(bytes(d), lambda unsigned, _signed: b"%06o\0 " % unsigned, header)
+
+
 def _records(member: bytes) -> list[tuple[int, int]]:
     """The (start, end) of each pickle at the start of a ``tensors`` member (the count, then the first
     tensor's header): torch's own pickle reads them (the generator's own files only)."""
@@ -439,6 +446,23 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
              f"the state-dict case whose first header's {what}, the checksum recomputed: Python's tarfile "
              "refuses the header, torch's loader then unpickles the file and fails; no tar, and no .t7 "
              "starts with 's'")
+    # a later header tarfile cannot read: tarfile ends the archive there, unseen (no error)
+    last = sum(BLOCK + len(sd[n]) + -len(sd[n]) % BLOCK for n in tar_writer.ORDER[:-1])  # storages' header
+    case("later-header-mode-not-octal", _later_patched(base, last, 100, b"0000644x"), ["bad-container"],
+         header, members,
+         "the state-dict case whose last member's (storages) header has the mode field '0000644x', the "
+         "checksum recomputed: Python's tarfile ends the archive at that header without an error, so torch's "
+         "loader finds no storages member and fails")
+    tail = _pax_archive(sd, extra=()).removesuffix(bytes(2 * BLOCK))
+    after = tail + _header("notes", 2, tarfile.REGTYPE) + b"{}" + bytes(BLOCK - 2) + bytes(2 * BLOCK)
+    case("trailing-header-mode-not-octal", _later_patched(after, len(tail), 100, b"0000644x"),
+         ["bad-container"], header, members,
+         "the state-dict case with an extra last member 'notes' whose header has the mode field '0000644x', "
+         "the checksum recomputed: Python's tarfile ends the archive at that header without an error and "
+         "torch loads the four members before it",
+         why="every header's number fields must read (pt-tar-members): tarfile silently ends the archive at "
+         "a later header it cannot read, so whatever follows (members, any bytes) is hidden from torch; a "
+         "reader that read on would see members torch never sees")
     why_t7 = ("a .t7 stream starts with its first object's type code (binary 0x00-0x08; ascii a digit, a "
               "sign or whitespace) and torch's tar files start with the name sys_info: the spec gives such a "
               "first byte to .t7, so that a valid .t7 is never taken for tar")
