@@ -820,6 +820,32 @@ def table_cases() -> list[Case]:
             why="torch7 assigns t.a = 2 then t.a = nil; no writer writes a key twice",
         ),
         Case(
+            "table-key-negative-zero",
+            "t7-binary",
+            table(1, num(-0.0), num(1.0), num(2.0), num(-0.0)),
+            "accept",
+            [],
+            feats + ["t7-number"],
+            ["t7.md#t7-table"],
+            "a table whose pairs are -0.0 -> 1 and 2 -> -0.0: LuaJIT stores a number key that is an integer "
+            "as that integer, so the key -0.0 is the key 0; a value keeps its sign",
+            BIN,
+        ),
+        Case(
+            "tds-hash-key-negative-zero",
+            "t7-binary",
+            i(TORCH) + i(1) + chars(b"V 0") + chars(b"tds.Hash") + q(2) + num(-0.0) + num(1.0) + num(2.0)
+            + num(-0.0),
+            "accept",
+            [],
+            feats + ["t7-number", "t7-tds", "t7-torch-object", "t7-class-version"],
+            ["t7.md#t7-table", "t7.md#t7-tds"],
+            "a tds.Hash whose pairs are -0.0 -> 1 and 2 -> -0.0: tds keeps the key's sign (its hash holds "
+            "the double as read), unlike a Lua table",
+            BIN,
+            versions={"tds.Hash": "0"},
+        ),
+        Case(
             "table-only-as-nil-valued-key",
             "t7-binary",
             table(1, table(2, string(b"x"), num(1.0)), i(NIL)) + ref(TABLE, 2),

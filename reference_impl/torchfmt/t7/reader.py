@@ -323,6 +323,8 @@ class ObjectReader:
                 if ident in seen:
                     raise FormatError("bad-value", key_at, f"{what} key {_show(key)} appears twice")
                 seen.add(ident)
+                if not tds and ident[0] == "number":
+                    key = ident[1]  # LuaJIT keys a table by the integer -0.0 equals: 0; tds keeps -0.0
             if value is not None:  # torch7 assigns t[k] = v: a nil value leaves no entry
                 append((key, value))
         return table
