@@ -7,6 +7,7 @@ from collections.abc import Callable
 from . import (
     argument_checks,
     containers,
+    fast_paths,
     not_checkpoints,
     pickle_gadgets,
     pickle_hardening,
@@ -29,6 +30,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "pickle-protocols": pickle_protocols.protocol_cases,
     "argument-checks": argument_checks.argument_cases,
     "tensor-runs": tensor_runs.run_cases,
+    "fast-paths": fast_paths.fast_cases,
     "tensors": tensors.tensor_cases,
     "containers": containers.container_cases,
     "t7": t7.t7_cases,
@@ -46,6 +48,7 @@ MODULES: dict[str, str] = {
     "pickle_protocols.py": "pickle-protocols",
     "argument_checks.py": "argument-checks",
     "tensor_runs.py": "tensor-runs",
+    "fast_paths.py": "fast-paths",
     "tensors.py": "tensors",
     "containers.py": "containers",
     "t7.py": "t7",
