@@ -32,6 +32,7 @@ SPEC = ["pickle.md#pickle-rebuild", "pt-zip.md#pt-zip-data-pkl"]
 #: OPEN_MARKS and VALUE_DEPTH of reference_impl/torchfmt/limits.py (spec/pickle.md#pickle-limits)
 OPEN_MARKS = 1_000
 VALUE_DEPTH = 1_000
+PICKLE_OPCODES = 2_000_000
 
 
 @dataclass
@@ -247,6 +248,25 @@ def fast_cases() -> list[AdvCase]:
          f"own, and its rebuild call opens two more) and closed by {wrap} TUPLEs after it; "
          f"the key l1 is then set again to the tensor (a GET of it)",
          why=f"at most {OPEN_MARKS} MARKs may be open at once; torch's loader has no such limit")
+    # -- the opcode limit reached exactly, and passed by one, with entries taken in one step
+    for name, n, errors in (("opcodes-at-limit", PICKLE_OPCODES, []),
+                            ("opcodes-one-past-limit", PICKLE_OPCODES + 1, ["limit-exceeded"])):
+        members, ops = _source()
+        e1, e2 = Entry(ops, 1), Entry(ops, 2)
+        again = _join(ops[e1.start:e2.start])  # l1 again: its key, its tensor (the same memo keys PUT)
+        setitems = next(j for j, o in enumerate(ops) if o.name == "SETITEMS")
+        times, rest = divmod(n - len(ops), e2.start - e1.start)
+        # rest opcodes of NONEs (key None: value None), one a PUT if rest is odd (a NONE pushes one item)
+        tail = pickle.NONE * (rest - rest % 2) + (a.put(250) if rest % 2 else b"")
+        ops.insert(setitems, Op("RAW", None, again * times + tail))
+        count = sum(1 for _ in pickletools.genops(_join(ops)))
+        assert count == n, (count, n)
+        case(name, _file(members, ops), errors, [], limits,
+             f"entry l1 (its key and its tensor, the same bytes) written {times} more times before the "
+             f"SETITEMS, then {rest - rest % 2} NONEs{' and a PUT' if rest % 2 else ''}: the pickle runs "
+             f"{n:,} opcodes (PROTO and STOP included)",
+             why=f"a pickle may run at most {PICKLE_OPCODES:,} opcodes; torch's loader has no such limit"
+             if errors else "")
     # -- a storage key that is a GET of something other than a str
     members, ops = _source()
     e = Entry(ops, 1)
