@@ -29,7 +29,7 @@ GEN = "fast_paths.py"
 BASE = ["zip-archive", "state-dict", "pickle-ordered-dict", "pickle-persistent-id", "pickle-memo",
         "pickle-reduce", "pickle-protocol-2", "dtype-float32"]
 SPEC = ["pickle.md#pickle-rebuild", "pt-zip.md#pt-zip-data-pkl"]
-#: OPEN_MARKS and VALUE_DEPTH of reference_impl/torchfmt/limits.py (spec/pickle.md#pickle-limits)
+#: The limits of spec/pickle.md#pickle-limits these cases reach (generators never import torchfmt)
 OPEN_MARKS = 1_000
 VALUE_DEPTH = 1_000
 PICKLE_OPCODES = 2_000_000

@@ -21,7 +21,7 @@ from .record import AdvCase
 
 GEN = "rebuild_checks.py"
 T, F = pickle.NEWTRUE, pickle.NEWFALSE
-#: VIEW_ELEMENTS of reference_impl/torchfmt/limits.py (spec/pickle.md#pickle-limits)
+#: VIEW_ELEMENTS of spec/pickle.md#pickle-limits (stated here: generators never import torchfmt)
 VIEW_ELEMENTS = 1 << 24
 
 
