@@ -7,6 +7,7 @@ from collections.abc import Callable
 from . import (
     argument_checks,
     containers,
+    legacy_ids,
     not_checkpoints,
     pickle_gadgets,
     pickle_hardening,
@@ -31,6 +32,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "tensor-runs": tensor_runs.run_cases,
     "tensors": tensors.tensor_cases,
     "containers": containers.container_cases,
+    "legacy-ids": legacy_ids.legacy_id_cases,
     "t7": t7.t7_cases,
     "tar": tar.tar_cases,
     "rebuild-semantics": rebuild_semantics.rebuild_cases,
@@ -48,6 +50,7 @@ MODULES: dict[str, str] = {
     "tensor_runs.py": "tensor-runs",
     "tensors.py": "tensors",
     "containers.py": "containers",
+    "legacy_ids.py": "legacy-ids",
     "t7.py": "t7",
     "tar.py": "tar",
     "rebuild_semantics.py": "rebuild-semantics",
