@@ -17,6 +17,7 @@ import pickle
 
 from . import assemble as a
 from . import sources, wrap
+from .rebuild_semantics import F32
 from .record import AdvCase
 
 GEN = "pickle_bounds.py"
@@ -92,7 +93,7 @@ def bounds_cases() -> list[AdvCase]:
              why="torch's unpickler hands the same list to each BUILD at no cost; the spec's call budget "
              "bounds the items a pickle hands its calls and BUILDs (a BUILD state's values included)")
     # -- a tuple nested exactly to the limit while it is built, then replaced
-    for depth, errors in ((MAX_DEPTH, []), (MAX_DEPTH + 1, ["limit-exceeded"])):
+    for depth, errors in ((MAX_DEPTH, []), (MAX_DEPTH + 500, ["limit-exceeded"])):
         deep = a.integer(1) + pickle.TUPLE1 * depth
         word = "at-limit" if not errors else "past-limit"
         zip_case(f"tuple-nesting-{word}-replaced",
@@ -103,7 +104,7 @@ def bounds_cases() -> list[AdvCase]:
                  f"a dict whose key 'a' is first given (1,) inside {depth - 1:,} more tuples (TUPLE1 after "
                  f"TUPLE1: nesting {depth:,}) and then None, so the finished value is {{'a': None}}: the "
                  "tuple's nesting is judged when the TUPLE1 that builds it runs"
-                 + (", and this one is past the limit" if errors else ", and this one is at the limit"),
+                 + (", and this one is well past the limit" if errors else ", and this one is at the limit"),
                  why="" if not errors else "the spec refuses a tuple nested past its depth limit when it is "
                  "built, even if the pickle later discards it (hashing it would recurse in C without a "
                  "limit); torch builds it and drops it")
@@ -151,10 +152,16 @@ def bounds_cases() -> list[AdvCase]:
 
 
 def _sys_info_pairs(pairs: list[tuple[str, bytes]]) -> bytes:
-    """torch's legacy stream with more keys in its sys_info dict, in order."""
+    """torch's legacy stream with more keys in its sys_info dict, in order; its object is
+    ``{'x': tensor}`` of a 3-element float32 storage keyed '0' (torch's own keys are pointer values that
+    change from run to run)."""
     data = sources.torch_legacy().data
     spans = wrap.legacy_spans(data)
     info = data[spans[2][0]:spans[2][1]]
     for key, value in pairs:
         info = wrap.inject(info, key, value)
-    return data[:spans[2][0]] + info + data[spans[2][1]:]
+    pid = a.tuple_(a.binunicode("storage"), a.global_("torch", "FloatStorage"), a.binunicode("0"),
+                   a.binunicode("cpu"), a.integer(3), pickle.NONE) + pickle.BINPERSID
+    obj = a.program(a.dict_((a.binunicode("x"), a.rebuild_tensor(pid, 0, (3,), (1,)))))
+    keys = a.program(a.list_(a.binunicode("0")))
+    return data[:spans[2][0]] + info + obj + keys + wrap.storage_record(3, F32)
