@@ -300,6 +300,12 @@ def zip_lookup_cases() -> list[AdvCase]:
          "torch's miniz reads the announced number of entries and ignores the rest of the announced size; "
          "the spec requires the central directory to lie before the end records")
     ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
+    next(m for m in ms if m.name.endswith("/version")).data = b"99\n"
+    case("zip-no-data-pkl-version-99", rawzip.build(ms), ["bad-magic"], [],
+         "torch's archive without its data.pkl record and with version 99: torch reads the version record "
+         "when it opens the archive, before it looks for data.pkl, and refuses the version",
+         spec=("pt-zip.md#pt-zip-version", "pt-zip.md#pt-zip-data-pkl"))
+    ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
     ms.insert(0, rawzip.Member(ms[0].name.split("/", 1)[0] + "/model.json", b'{"protoVersion": "6"}'))
     out.append(AdvCase("pt-torchscript/adv-torchscript-model-json", rawzip.build(ms), ["bad-container"],
                        ZIP, ["torchscript.md#torchscript-model-json"],
