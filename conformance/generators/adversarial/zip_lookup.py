@@ -272,14 +272,16 @@ def zip_lookup_cases() -> list[AdvCase]:
          "(no extra fields, no alignment padding anywhere): its local header and name take 1,025 bytes, one "
          "more than the 1 KiB a reader of an archive of large records may read per header first",
          spec=("pt-zip.md#pt-zip-records",))
-    big = _with_big()
+    after = [rawzip.Member(f"{root}/after", b"after")]
+    big = _with_big(after)
     layout = rawzip.build(big)
     bogus = rawzip.Member(f"{root}/stray", b"", central={"offset": big[-1].header_offset - 1})
-    case("zip-entry-one-before-header", rawzip.build(_with_big(), central_extra=[bogus]), ["bad-container"],
-         ["stricter-than-torch"],
-         "torch's members and a 64 KiB record archive/big, then one more central entry (archive/stray, "
-         f"empty) whose local header offset is {big[-1].header_offset - 1}, one byte before archive/big's "
-         f"local header (the archive is {len(layout)} bytes without it): no local header starts there",
+    case("zip-entry-one-before-header", rawzip.build(_with_big(after), central_extra=[bogus]),
+         ["bad-container"], ["stricter-than-torch"],
+         "torch's members, a 64 KiB record archive/big and a record archive/after, then one more central "
+         f"entry (archive/stray, empty) whose local header offset is {big[-1].header_offset - 1}, one byte "
+         f"before archive/after's local header (the archive is {len(layout)} bytes without it): no local "
+         "header starts there",
          "torch's miniz reads a local header only for a record it extracts, and torch never extracts "
          "archive/stray; the spec checks every entry's local header (pt-zip-container item 7), as a zip "
          "reader that lists or extracts the archive does")
