@@ -74,6 +74,20 @@ def protocol_cases() -> list[AdvCase]:
                 ["zip-archive", "adv-bad-opcode", *feats],
                 ["pickle.md#pickle-protocols", "pickle.md#pickle-opcodes", "pt-zip.md#pt-zip-data-pkl"],
                 how, sources.zip_source(), GEN, why_stricter=WHY))
+    # -- STRING (Python 2 str, protocol 0): CPython's C unpickler reads it, torch's weights_only one lacks it
+    strings = ((b"'plain'", "single quotes"), (b'"double"', "double quotes"),
+               (b"'a\\x41\\n\\'q'", "escapes \\x41, \\n and \\'"), (b"'caf\\xc3\\xa9'", "UTF-8 bytes"))
+    body = b"".join(pickle.UNICODE + f"s{i}\n".encode() + pickle.STRING + raw + b"\n" + pickle.SETITEM
+                    for i, (raw, _) in enumerate(strings))
+    out.append(AdvCase(
+        "pt-zip/adv-pickle-string-protocol-0", wrap.in_zip(pickle.MARK + pickle.DICT + body + a.stop(),
+                                                           drop=("/data/0", "/data/1")),
+        [], ["zip-archive", "pickle-protocol-0", "pickle-dict", "pickle-str"],
+        ["pickle.md#pickle-protocols", "pickle.md#pickle-weights-only", "pt-zip.md#pt-zip-data-pkl"],
+        "a protocol 0 dict pickle (no PROTO) whose values are STRING (Python 2 str) literals: "
+        + "; ".join(f"s{i} {raw.decode()} ({what})" for i, (raw, what) in enumerate(strings))
+        + "; torch's weights_only loader lacks STRING, so the judge is weights_only=False (CPython's C "
+        "unpickler, encoding utf-8)", sources.zip_source(), GEN, category="accept", cpython_opcodes=True))
     for proto, name, value in REFUSED:
         op = name.upper().replace("-", "_")
         out.append(AdvCase(

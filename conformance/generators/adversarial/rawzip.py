@@ -33,6 +33,7 @@ class Member:
     local: dict[str, int] = field(default_factory=dict)  # local header overrides: csize, usize, crc
     central: dict[str, int] = field(default_factory=dict)  # csize, usize, crc, offset, disk, external
     central_extra: bytes = b""  # the central entry's extra field
+    local_extra: bytes = b""  # extra fields of the local header, before the alignment padding
     header_offset: int = 0  # filled in by build()
 
 
@@ -41,11 +42,11 @@ def _local_header(m: Member, pos: int, align: int) -> bytes:
     crc = m.local.get("crc", m.crc if m.crc is not None else zlib.crc32(m.data))
     csize = m.local.get("csize", len(m.data))
     usize = m.local.get("usize", m.usize if m.usize is not None else len(m.data))
-    extra = b""
+    extra = m.local_extra
     if align:
-        start = pos + 30 + len(name) + 4
+        start = pos + 30 + len(name) + len(extra) + 4
         pad = (-start) % align
-        extra = struct.pack("<HH", FB_EXTRA, pad) + b"Z" * pad
+        extra += struct.pack("<HH", FB_EXTRA, pad) + b"Z" * pad
     return (
         struct.pack(
             "<4s5H3L2H",

@@ -4,10 +4,11 @@ Each case is derived from a real writer's file where it can be (its :class:`Sour
 anchors it enforces and the error codes the spec's judgement allows (spec/canonical.md#canonical-error-codes),
 and carries what real torch 2.13 said of it (``torchcheck``).  Its judge is torch's
 ``weights_only=True`` loader, or ``weights_only=False`` for a tar checkpoint (which ``weights_only=True``
-refuses unread).  A ``reject`` case that the judge accepts is tagged ``stricter-than-torch`` and must say
-why the spec is stricter (``why_stricter``): the generator stops otherwise.  An ``accept`` case is a
-hostile file torch loads: its ``expected.json`` is torch's own description of what the judge loaded
-(``torchcheck``, through generators/torch_describe.py), and the generator stops when torch refuses it.
+refuses unread) and for a pickle of opcodes that loader lacks (``cpython_opcodes``).  A ``reject`` case
+that the judge accepts is tagged ``stricter-than-torch`` and must say why the spec is stricter
+(``why_stricter``): the generator stops otherwise.  An ``accept`` case is a hostile file torch loads: its
+``expected.json`` is torch's own description of what the judge loaded (``torchcheck``, through
+generators/torch_describe.py), and the generator stops when torch refuses it.
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ class AdvCase:
     hints: dict[str, Any] | None = None
     canary: str | None = None  # a path the payload touches if a naive loader runs it
     why_stricter: str = ""  # why the spec rejects what torch's weights_only loader accepts
+    #: The case uses opcodes torch's weights_only loader lacks (protocol 0 text, ...): CPython's C
+    #: unpickler, which ``torch.load(weights_only=False)`` runs, is the authority (spec/pickle.md
+    #: #pickle-weights-only).
+    cpython_opcodes: bool = False
     torch: dict[str, Verdict] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -87,15 +92,16 @@ class AdvCase:
     def judge(self) -> str:
         """The ``weights_only`` mode of torch's load that judges the case: ``"True"``, or ``"False"`` for a
         tar checkpoint, which torch 2.13 refuses with ``weights_only=True`` before reading it
-        (spec/pt-tar.md)."""
-        return "False" if self.format == "pt-tar" else "True"
+        (spec/pt-tar.md), and for a pickle whose opcodes only CPython's unpickler has
+        (spec/pickle.md#pickle-weights-only)."""
+        return "False" if self.format == "pt-tar" or self.cpython_opcodes else "True"
 
     def stricter_than_torch(self) -> bool:
         return self.category == "reject" and self.judge in self.torch and self.torch[self.judge].loads
 
     def expected(self) -> dict[str, Any]:
         """An accept case's expectation: torch's description of what its judging load (``weights_only=True``,
-        ``False`` for a tar checkpoint) loads."""
+        ``False`` for a tar checkpoint or opcodes it lacks) loads."""
         verdict = self.torch.get(self.judge)
         if verdict is None or not verdict.loads:
             why = verdict.detail if verdict else "not checked"

@@ -96,6 +96,53 @@ def _float3_keyed(pid_key: str, record_key: str) -> bytes:
     return rs.in_zip(rs.doc(("x", rs._float3(key=pid_key))), {record_key: rs.F32})
 
 
+def _with_big(extra: list[rawzip.Member] | None = None) -> list[rawzip.Member]:
+    """torch's members, then a 64 KiB record of zeros (``archive/big``: the records are no longer small
+    on average, so a reader reads each local header through a window of its own) and ``extra``."""
+    ms = sources.zip_members()
+    root = ms[0].name.split("/", 1)[0]
+    return [*ms, rawzip.Member(f"{root}/big", bytes(1 << 16)), *(extra or [])]
+
+
+def _zip64_three() -> bytes:
+    """torch's archive whose data/1 central entry gives its sizes and its local header offset as
+    0xFFFFFFFF, a 24-byte zip64 extra field holding the three in order."""
+    ms = sources.zip_members()
+    rawzip.build(ms)  # lays the members out: header offsets (the central directory's size changes none)
+    m = next(m for m in ms if m.name.endswith("/data/1"))
+    m.central = {"usize": 0xFFFFFFFF, "csize": 0xFFFFFFFF, "offset": 0xFFFFFFFF}
+    m.central_extra = struct.pack("<2H3Q", 1, 24, len(m.data), len(m.data), m.header_offset)
+    return rawzip.build(ms)
+
+
+def _local_zip64() -> bytes:
+    """torch's archive whose data/0 local header gives its sizes as 0xFFFFFFFF (bit 3 clear), its own
+    zip64 extra field holding them before torch's alignment padding."""
+    ms = sources.zip_members()
+    m = next(m for m in ms if m.name.endswith("/data/0"))
+    m.local = {"usize": 0xFFFFFFFF, "csize": 0xFFFFFFFF}
+    m.local_extra = struct.pack("<2H2Q", 1, 16, len(m.data), len(m.data))
+    return rawzip.build(ms)
+
+
+def _central_reversed() -> bytes:
+    """torch's archive with its central directory listing the members in reverse file order."""
+    ms = sources.zip_members()
+    data = rawzip.build(ms)
+    cd_start = struct.unpack_from("<L", data, len(data) - 6)[0]
+    cd = b"".join(rawzip._central_header(m) for m in reversed(ms))
+    return data[:cd_start] + cd + rawzip.eocd(len(ms), len(cd), cd_start)
+
+
+def _directory_into_end_record(reach: int) -> bytes:
+    """torch's archive whose end record counts ``reach`` more directory bytes: the central directory it
+    announces runs into the end record itself."""
+    data = bytearray(rawzip.build(sources.zip_members()))
+    size = struct.unpack_from("<L", data, len(data) - 10)[0]
+    struct.pack_into("<L", data, len(data) - 10, size + reach)
+    return bytes(data)
+
+
 def zip_lookup_cases() -> list[AdvCase]:
     src = sources.zip_source()
     out: list[AdvCase] = []
@@ -215,6 +262,51 @@ def zip_lookup_cases() -> list[AdvCase]:
          "torch's archive whose data.pkl central entry has the MS-DOS directory bit (0x10) in its external "
          "attributes: torch's miniz takes it for a directory and reads no data, so torch unpickles "
          "uninitialized memory and fails differently on each load (found by the differential harness)")
+    # -- local header windows, zip64 fields in every position, directory order (issue 18 survivors)
+    root = sources.zip_members()[0].name.split("/", 1)[0]
+    long_name = f"{root}/" + "n" * (995 - len(root) - 1)
+    case("zip-local-name-one-past-window",
+         rawzip.build(_with_big([rawzip.Member(long_name, b"long name")]), align=0), [],
+         ["zip-extra-records"],
+         "torch's members and a 64 KiB record archive/big, then a record whose name is 995 bytes long "
+         "(no extra fields, no alignment padding anywhere): its local header and name take 1,025 bytes, one "
+         "more than the 1 KiB a reader of an archive of large records may read per header first",
+         spec=("pt-zip.md#pt-zip-records",))
+    after = [rawzip.Member(f"{root}/after", b"after")]
+    big = _with_big(after)
+    layout = rawzip.build(big)
+    bogus = rawzip.Member(f"{root}/stray", b"", central={"offset": big[-1].header_offset - 1})
+    case("zip-entry-one-before-header", rawzip.build(_with_big(after), central_extra=[bogus]),
+         ["bad-container"], ["stricter-than-torch"],
+         "torch's members, a 64 KiB record archive/big and a record archive/after, then one more central "
+         f"entry (archive/stray, empty) whose local header offset is {big[-1].header_offset - 1}, one byte "
+         f"before archive/after's local header (the archive is {len(layout)} bytes without it): no local "
+         "header starts there",
+         "torch's miniz reads a local header only for a record it extracts, and torch never extracts "
+         "archive/stray; the spec checks every entry's local header (pt-zip-container item 7), as a zip "
+         "reader that lists or extracts the archive does")
+    case("zip-zip64-extra-three-values", _zip64_three(), [], ["zip-zip64-extra"],
+         "the central entry of data/1 gives its sizes and its local header offset as 0xFFFFFFFF and a "
+         "24-byte zip64 extra field holds the three, in the order the ZIP specification gives them (sizes, "
+         "then offset)")
+    case("zip-zip64-local-extra-sizes", _local_zip64(), [], ["zip-zip64-extra"],
+         "the local header of data/0 gives its sizes as 0xFFFFFFFF (flag bit 3 clear) and its own zip64 "
+         "extra field, before torch's alignment padding field, holds them")
+    case("zip-central-directory-reversed", _central_reversed(), [], [],
+         "torch's archive with its central directory listing the members in reverse file order (the "
+         "order of the central directory is free)")
+    case("zip-directory-into-end-record", _directory_into_end_record(10), ["out-of-bounds"],
+         ["stricter-than-torch"],
+         "torch's archive whose end record's directory size counts 10 more bytes than the central "
+         "directory holds: the directory it announces runs into the end record",
+         "torch's miniz reads the announced number of entries and ignores the rest of the announced size; "
+         "the spec requires the central directory to lie before the end records")
+    ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
+    next(m for m in ms if m.name.endswith("/version")).data = b"99\n"
+    case("zip-no-data-pkl-version-99", rawzip.build(ms), ["bad-magic"], [],
+         "torch's archive without its data.pkl record and with version 99: torch reads the version record "
+         "when it opens the archive, before it looks for data.pkl, and refuses the version",
+         spec=("pt-zip.md#pt-zip-version", "pt-zip.md#pt-zip-data-pkl"))
     ms = [m for m in sources.zip_members() if not m.name.endswith("/data.pkl")]
     ms.insert(0, rawzip.Member(ms[0].name.split("/", 1)[0] + "/model.json", b'{"protoVersion": "6"}'))
     out.append(AdvCase("pt-torchscript/adv-torchscript-model-json", rawzip.build(ms), ["bad-container"],

@@ -40,7 +40,7 @@ def read_legacy(buf: Any, *, inert: bool = False) -> Document:
     at = pos
     sys_info, pos = header.load(pos)
     little_endian = check_sys_info(sys_info, at)
-    storages = LegacyStorages()
+    storages = LegacyStorages(inert=inert)
     obj, pos = Machine(buf, persistent_load=storages, inert=inert).load(pos)
     at = pos
     keys, pos = header.load(pos)
@@ -76,12 +76,16 @@ class LegacyStorages:
 
     roots: dict[Any, tuple[tuple[Any, ...], Storage]] = field(default_factory=dict)
     views: dict[Any, _View] = field(default_factory=dict)
+    inert: bool = False  # a pickled module's id gives its class (strict: refused, whatever the class)
 
     def __call__(self, pid: Any, offset: int) -> Any:
         if not isinstance(pid, tuple) or not pid:
             raise FormatError("bad-reference", offset, "a persistent id must be a non-empty tuple")
         kind = pid[0].decode("ascii", "replace") if isinstance(pid[0], bytes) else pid[0]
         if kind == "module" and len(pid) == 4 and isinstance(pid[1], Global):
+            if not self.inert:  # torch's weights_only loader loads no persistent id but a storage's
+                raise FormatError("unsafe-global", offset, f"a pickled module's persistent id (class "
+                                                           f"{pid[1].module}.{pid[1].name})")
             return pid[1]  # a pickled module's class; its saved source is not compared
         if kind != "storage" or len(pid) != 6:
             raise FormatError("bad-reference", offset, "a persistent id must be ('storage', type, key, "
