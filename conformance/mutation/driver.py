@@ -19,7 +19,7 @@ import time
 
 from harness.cases import Case, committed_cases
 
-from . import coverage, store
+from . import carry, coverage, store
 from .operators import Mutant, module_level_uses, mutants
 from .page import render
 from .run import CASE_TIME_LIMIT, MUTANT_TIME_LIMIT, Outcome, Workspace
@@ -35,12 +35,22 @@ def population() -> tuple[list[Mutant], dict[str, str]]:
     return [x for m in TARGETS for x in mutants(m, sources[m])], sources
 
 
-def sample(pop: list[Mutant], size: int, seed: int) -> list[Mutant]:
-    """The first ``size`` of a seeded shuffle of ``pop``: a larger sample of one seed holds a smaller one,
-    so a run can be extended (``--resume``) without running the first mutants again."""
+def sample(pop: list[Mutant], size: int, seed: int, keep: list[Mutant] | None = None) -> list[Mutant]:
+    """``keep`` (the stored sample carried across edits, :mod:`mutation.carry`), topped up to ``size`` by a
+    seeded shuffle of ``pop``: a larger sample of one seed holds a smaller one, so a run can be extended
+    (``--resume``) without running the first mutants again."""
     order = list(range(len(pop)))
     random.Random(seed).shuffle(order)
-    return [pop[i] for i in sorted(order[:size])]
+    at = {m.id: k for k, m in enumerate(pop)}
+    picked = [at[m.id] for m in (keep or [])][:size]
+    seen = set(picked)
+    for k in order:
+        if len(picked) >= size:
+            break
+        if k not in seen:
+            picked.append(k)
+            seen.add(k)
+    return [pop[i] for i in sorted(picked)]
 
 
 def uses_by_module(sources: dict[str, str]) -> dict[str, dict[int, list[tuple[int, int]] | None]]:
@@ -128,7 +138,13 @@ def main(argv: list[str] | None = None) -> int:
         store.PAGE.write_text(render(store.load_results(), judgments), encoding="utf-8")
         return 0
     pop, sources = population()
-    chosen = sample(pop, args.sample, args.seed)
+    previous = store.load_results()
+    carried = carry.stored(previous["mutants"], pop) if previous["settings"].get("seed") == args.seed else {}
+    chosen = sample(pop, args.sample, args.seed, list(carried.values()))
+    if not args.try_ids and not args.list:
+        renamed = carry.judged(judgments, pop, carried)
+        if any(old != new for old, new in renamed.items()) and carry.rename_judgments(renamed):
+            judgments = store.load_judgments()
     shard = chosen
     if args.modules:
         shard = [m for m in chosen if any(m.module == x or m.module.startswith(x) for x in args.modules)]
@@ -161,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = {"seed": args.seed, "sample": args.sample, "population": len(pop), "cases": len(cases)}
     if doc["settings"].get("seed") != args.seed:
         doc = {"settings": {}, "mutants": {}}
+    moved = carry.stored(doc["mutants"], pop)
+    doc["mutants"] = {moved[k].id: {**v, "line": moved[k].line, "col": moved[k].col}
+                      for k, v in doc["mutants"].items() if k in moved}
     kept = {m.id for m in chosen}
     doc["mutants"] = {k: v for k, v in doc["mutants"].items() if k in kept}
     doc["settings"] = {**settings, "case_time_limit": args.case_time_limit,
