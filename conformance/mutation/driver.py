@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     store.save_results(doc)  # into conformance/ only now that no case runs
     progress.unlink(missing_ok=True)
-    store.PAGE.write_text(render(doc, judgments), encoding="utf-8")
+    store.PAGE.write_text(render(store.load_results(), judgments), encoding="utf-8")  # as --render orders it
     print(f"done in {time.monotonic() - start:.0f} s; page: {store.PAGE}")
     return 0
 
