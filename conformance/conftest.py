@@ -254,13 +254,16 @@ class Suite:
         runnable = [c for c in cases if self.gives(c) and c.id not in self.futures]
         if not runnable:
             return
-        # (future's table, case, how it runs): the reader's runs, then the sample rerun one process per
-        # file (batch mode); the cases slow last time first (harness/durations.py), the rest as judged
-        jobs: list[tuple[dict[str, Future[Run]], Case, Any]] = [(self.futures, c, self.run) for c in runnable]
+        # (future's table, case, how it runs): in batch mode the sample rerun one process per file first
+        # (each a process start: a test that judges a rechecked case waits for both runs, and the tests
+        # after it wait behind it), then the reader's runs as their tests judge them; the cases slow last
+        # time before all of these (harness/durations.py)
+        jobs: list[tuple[dict[str, Future[Run]], Case, Any]] = []
         if self.batch is not None:
             count = len(runnable) if self.recheck_count is None else min(self.recheck_count, len(runnable))
             jobs += [(self.rechecks, c, self.run_process)
                      for c in random.Random(self.seed).sample(sorted(runnable, key=lambda c: c.id), count)]
+        jobs += [(self.futures, c, self.run) for c in runnable]
         for table, c, how in durations.slow_first(jobs, [c.id for _, c, _ in jobs], self.last_seconds):
             table[c.id] = self.pool_submit(how, c.path, c.hints, (CANARY, *c.canaries))
 
