@@ -15,7 +15,8 @@ reference reader so) is started once per run in flight and answers case after ca
 (spec/canonical.md#canonical-reader-batch, harness/batch.py); ``--per-process`` runs it one process per
 file instead.  In batch mode a random sample of the cases (``--batch-recheck``, seed ``--batch-seed``; with
 ``--batch-recheck-failures`` every failure too) also runs one process per file, and a case whose two
-verdicts differ fails, saying both.
+verdicts differ fails, saying both.  Runs start slowest first by the reader's last run
+(harness/durations.py), the order of the verdicts aside.
 """
 
 from __future__ import annotations
