@@ -38,7 +38,9 @@ GOALS = {"netron": 40.0, "torch": 120.0}
 def run(reader: str, mode: list[str], root: Path = ROOT) -> dict:
     """One ``pytest conformance --reader`` run in the checkout ``root``: wall and CPU seconds, load average
     before and after, the report's counts and per-case verdicts."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "reference_impl"), str(root)])}
+    # the corpus tier of this checkout for every run (a baseline's temporary worktree has no ../shared)
+    env = {"TORCHFMT_CORPUS": str((ROOT.parent / "shared" / "corpus").resolve()), **os.environ,
+           "PYTHONPATH": os.pathsep.join([str(root / "reference_impl"), str(root)])}
     with tempfile.TemporaryDirectory(prefix="torchfmt-batch-speed-") as tmp:
         report = Path(tmp) / "report.json"
         load = os.getloadavg()[0]
