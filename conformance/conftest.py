@@ -15,7 +15,8 @@ reference reader so) is started once per run in flight and answers case after ca
 (spec/canonical.md#canonical-reader-batch, harness/batch.py); ``--per-process`` runs it one process per
 file instead.  In batch mode a random sample of the cases (``--batch-recheck``, seed ``--batch-seed``; with
 ``--batch-recheck-failures`` every failure too) also runs one process per file, and a case whose two
-verdicts differ fails, saying both.
+verdicts differ fails, saying both.  Runs start slowest first by the reader's last run
+(harness/durations.py), the order of the verdicts aside.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import readers, warm  # noqa: E402
+from harness import durations, readers, warm  # noqa: E402
 from harness.batch import BatchSession  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
@@ -161,6 +162,8 @@ class Suite:
             self.warm = queue.Queue()
         self.futures: dict[str, Future[Run]] = {}
         self.results: list[dict[str, Any]] = []
+        #: Each case's seconds in the reader's last run, to start the slow ones first.
+        self.last_seconds = durations.load(self.reader.name)
 
     def run(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
         if self.batch is not None:
@@ -252,13 +255,18 @@ class Suite:
         runnable = [c for c in cases if self.gives(c) and c.id not in self.futures]
         if not runnable:
             return
-        for c in runnable:
-            self.futures[c.id] = self.pool_submit(self.run, c.path, c.hints, (CANARY, *c.canaries))
-        if self.batch is not None:  # the sample rerun one process per file, after the batch runs
+        # (future's table, case, how it runs): in batch mode the sample rerun one process per file first
+        # (each a process start: a test that judges a rechecked case waits for both runs, and the tests
+        # after it wait behind it), then the reader's runs as their tests judge them; the cases slow last
+        # time before all of these (harness/durations.py)
+        jobs: list[tuple[dict[str, Future[Run]], Case, Any]] = []
+        if self.batch is not None:
             count = len(runnable) if self.recheck_count is None else min(self.recheck_count, len(runnable))
-            for c in random.Random(self.seed).sample(sorted(runnable, key=lambda c: c.id), count):
-                self.rechecks[c.id] = self.pool_submit(self.run_process, c.path, c.hints,
-                                                       (CANARY, *c.canaries))
+            jobs += [(self.rechecks, c, self.run_process)
+                     for c in random.Random(self.seed).sample(sorted(runnable, key=lambda c: c.id), count)]
+        jobs += [(self.futures, c, self.run) for c in runnable]
+        for table, c, how in durations.slow_first(jobs, [c.id for _, c, _ in jobs], self.last_seconds):
+            table[c.id] = self.pool_submit(how, c.path, c.hints, (CANARY, *c.canaries))
 
     def result(self, case: Case) -> Run:
         future = self.futures.pop(case.id, None)
@@ -282,6 +290,8 @@ class Suite:
             server.close()
         for session in self.batch_sessions:
             session.close()
+        durations.save(self.reader.name, {r["id"]: r["seconds"] for r in self.results
+                                          if r["seconds"] is not None})
 
     def batch_stats(self) -> dict[str, Any]:
         return {"requests": sum(s.requests for s in self.batch_sessions),

@@ -121,15 +121,16 @@ def item_path(path: str, i: int, item: Any) -> str:
 class _Side:
     """One document's id index: object id -> defining node, and its storages."""
 
-    def __init__(self, doc: dict[str, Any], name: str, diffs: list[Difference],
+    def __init__(self, doc: dict[str, Any], name: str, diffs: list[Difference], keys: _Keys,
                  ignore: frozenset[str] = frozenset()) -> None:
         self.name = name
+        self.keys = keys
         self.ignore = ignore
         self.defs: dict[str, dict[str, Any]] = {}
         self.refs: list[tuple[str, str]] = []
         storages = doc.get("storages")
         self.storages: dict[str, Any] = storages if isinstance(storages, dict) else {}
-        self.norms: dict[int, Any] = {}
+        self.norms: dict[int, int] = {}
         stack: list[tuple[Any, str]] = [(doc.get("objects"), "$.objects")]
         while stack:
             node, path = stack.pop()
@@ -157,52 +158,72 @@ class _Side:
         return self.defs.get(str(node.get("id")))
 
     # -- canonical keys, ids erased (for matching unordered items) ---------------------------------
-    def norm(self, v: Any) -> Any:
-        """A JSON-able form of ``v`` equal for any two values the comparison calls equal, with ids
-        erased: a shared node (a ref, or a node carrying an id) becomes its type alone."""
+    def key(self, v: Any) -> int:
+        """A key equal for any two values the comparison calls equal, with ids erased (a shared node, a
+        ref or a node carrying an id, stands for its type alone): the number the comparison's
+        :class:`_Keys` gives that canonical form.  Each node's key is built from its children's, once
+        (a key spelled out as text would copy every subtree at each level above it: quadratic time in
+        the depth, seconds for a 1,024-level .t7 table)."""
         if isinstance(v, list):
-            return [self.norm(x) for x in v]
+            return self.keys.of(("list", tuple(self.key(x) for x in v)))
         if not isinstance(v, dict):
-            return v
+            return self.keys.leaf(v)
         cached = self.norms.get(id(v))
         if cached is not None:
             return cached
         if is_value(v):
-            out = self._norm_value(v)
+            out = self._value_key(v)
         else:
-            out = {k: self.norm(x) for k, x in v.items() if not k.startswith("_")}
+            out = self.keys.of(("dict", tuple(sorted((k, self.key(x)) for k, x in v.items()
+                                                      if not k.startswith("_")))))
         self.norms[id(v)] = out
         return out
 
-    def _norm_value(self, v: dict[str, Any]) -> Any:
+    def _value_key(self, v: dict[str, Any]) -> int:
+        keys = self.keys
         if _identity(v) is not None:
             d = self.definition(v)
-            return ["shared", d["type"] if d is not None else "?"]
+            return keys.pair("shared", keys.leaf(d["type"] if d is not None else "?"))
         t = v["type"]
-        out: dict[str, Any] = {}
+        out: list[tuple[str, int]] = []
         for k, x in v.items():
             if k.startswith("_") or k == "id" or k in self.ignore or (k in DEFAULTS and x == DEFAULTS[k]):
                 continue
             if (t, k) in FLOAT_FIELDS:
                 f = parse_float(x)
-                out[k] = ["float", float_key(f)] if f is not None else ["bad", x]
+                out.append((k, keys.pair("float", keys.leaf(float_key(f))) if f is not None
+                            else keys.pair("bad", keys.leaf(x))))
             elif (t, k) in INT_FIELDS:
                 i = parse_int(x)
-                out[k] = ["int", str(i)] if i is not None else ["bad", x]
+                out.append((k, keys.pair("int", keys.leaf(str(i))) if i is not None
+                            else keys.pair("bad", keys.leaf(x))))
             elif k == "storage" and t in STORAGE_HOLDERS and isinstance(x, str):
-                out[k] = ["storage", self.norm(self.storages.get(x))]
+                out.append((k, keys.pair("storage", self.key(self.storages.get(x)))))
             elif k == "items" and t in UNORDERED and isinstance(x, list):
-                out[k] = sorted((self.norm(i) for i in x), key=_dump)
+                # a multiset: the items' keys in any fixed order (equal keys are equal numbers)
+                out.append((k, keys.of(("list", tuple(sorted(self.key(i) for i in x))))))
             else:
-                out[k] = self.norm(x)
-        return out
-
-    def key(self, v: Any) -> str:
-        return _dump(self.norm(v))
+                out.append((k, self.key(x)))
+        return keys.of(("dict", tuple(sorted(out))))
 
 
-def _dump(x: Any) -> str:
-    return json.dumps(x, sort_keys=True, separators=(",", ":"))
+class _Keys:
+    """Canonical forms, numbered: one table for both sides of a comparison, so that two values have the
+    same key exactly when their canonical forms (JSON values with ids erased) are equal.  A form is a
+    leaf (its JSON text), a list of keys, or a dict's sorted (name, key) pairs."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[str, Any], int] = {}
+
+    def of(self, form: tuple[str, Any]) -> int:
+        return self.table.setdefault(form, len(self.table))
+
+    def leaf(self, value: Any) -> int:
+        return self.of(("leaf", json.dumps(value, sort_keys=True, separators=(",", ":"))))
+
+    def pair(self, tag: str, key: int) -> int:
+        """The key of the list ``[tag, <the value of key>]``."""
+        return self.of(("list", (self.leaf(tag), key)))
 
 
 class _Comparator:
@@ -210,8 +231,9 @@ class _Comparator:
                  ignore: frozenset[str] = frozenset()) -> None:
         self.ignore = ignore
         self.diffs: list[Difference] = []
-        self.exp = _Side(expected, "expected", self.diffs, ignore)
-        self.act = _Side(actual, "actual", self.diffs, ignore)
+        keys = _Keys()
+        self.exp = _Side(expected, "expected", self.diffs, keys, ignore)
+        self.act = _Side(actual, "actual", self.diffs, keys, ignore)
         self.obj_map: dict[str, str] = {}
         self.obj_rev: dict[str, str] = {}
         self.sto_map: dict[str, str] = {}
@@ -382,8 +404,8 @@ class _Comparator:
             return
         if len(a) != len(b):
             self.diff(path, f"expected {len(a)} items, got {len(b)} (unordered)")
-        groups_a: dict[str, list[int]] = {}
-        groups_b: dict[str, list[int]] = {}
+        groups_a: dict[int, list[int]] = {}
+        groups_b: dict[int, list[int]] = {}
         for i, x in enumerate(a):
             groups_a.setdefault(self.exp.key(x), []).append(i)
         for j, y in enumerate(b):
@@ -419,10 +441,10 @@ class _Comparator:
                   path: str) -> None:
         """Report unmatched items; [key, value] pairs whose keys match are compared field by field, so
         that a table entry with a wrong value names the wrong field."""
-        def pair_key(side: _Side, item: Any) -> str | None:
+        def pair_key(side: _Side, item: Any) -> int | None:
             return side.key(item[0]) if isinstance(item, list) and len(item) == 2 else None
 
-        by_key: dict[str, list[int]] = {}
+        by_key: dict[int, list[int]] = {}
         for j in left_b:
             k = pair_key(self.act, b[j])
             if k is not None:

@@ -8,7 +8,9 @@ failed instead under TORCHFMT_REQUIRE_ADAPTERS.
 from __future__ import annotations
 
 import pytest
-from adapter_runs import start, verdict
+from adapter_runs import committed, reader, start, verdict
+from harness.batch import BatchSession
+from harness.verdict import judge
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 READS = [
@@ -73,3 +75,27 @@ def test_what_lua_does_with_a_hostile_file_is_what_the_harness_sees() -> None:
     assert (result, kind) == ("fail", "accepted-wrongly")
     result, kind, _ = verdict("lua-torch", "t7-binary/adv-t7-storage-ref-to-table")
     assert (result, kind) == ("fail", "crash")
+
+
+def test_batch_mode_judges_every_case_as_its_own_process_does() -> None:
+    """``run.py --batch`` (spec/canonical.md#canonical-reader-batch: one serve.lua, which loaded torch once,
+    forks a child per file) gives every case here the verdict and message of ``run.py PATH``, the .pt file
+    it declines and the SIGSEGV of adv-t7-storage-ref-to-table in mid-batch included: the batch process dies
+    with the signal (a crash, as the per-process run's) and the next case gets a new one."""
+    r = reader("lua-torch")
+    assert r.batch is not None
+    session = BatchSession(r.batch, extra_env=r.env)
+    order = [*READS, *OTHERS, *READS[:2]]  # the crash, then more cases
+    got = {}
+    try:
+        for case_id in order:
+            case = committed(case_id)
+            run = session.run(case.path, case.hints)
+            v = judge(case, run, declined_fails=False, inert=r.inert, trusted_only=r.trusted_only,
+                      unexpressed=r.unexpressed)
+            got[case_id] = (v.outcome, v.kind, run.message)
+    finally:
+        session.close()
+    assert {k: verdict("lua-torch", k) for k in got} == got
+    assert got["t7-binary/adv-t7-storage-ref-to-table"][:2] == ("fail", "crash")
+    assert (session.requests, session.starts, session.restarts) == (len(order), 2, 1)

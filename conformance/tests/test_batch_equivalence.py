@@ -1,14 +1,14 @@
-"""Batch mode and one process per file judge every committed case alike, for the reference reader, torch
-and netron (spec/canonical.md#canonical-reader-batch).
+"""Batch mode and one process per file judge every committed case alike, for the reference reader, torch,
+netron and lua-torch (spec/canonical.md#canonical-reader-batch).
 
 Each reader runs every committed case twice: in its batch mode (harness/batch.py, two processes side by
-side as the suite runs them) and one process per file: netron as its command; the reference reader and
-torch in children forked from a server that imported them once (harness/warm.py: a fresh process per
-file, which ``test_harness_warm.py`` and the adapters' self-tests hold to the command), so that the
-comparison costs minutes, not the quarter of an hour torch's command takes.  Every case's verdict
-(outcome, kind, error code) must be the same.  It takes minutes, so it runs when
-``TORCHFMT_BATCH_EQUIVALENCE`` is set (CI sets it; ``.ci/run``); netron's part skips when its setup has
-not run, unless ``TORCHFMT_REQUIRE_ADAPTERS`` is set.
+side as the suite runs them) and one process per file: netron and lua-torch as their command; the
+reference reader and torch in children forked from a server that imported them once (harness/warm.py: a
+fresh process per file, which ``test_harness_warm.py`` and the adapters' self-tests hold to the command),
+so that the comparison costs minutes, not the quarter of an hour torch's command takes.  Every case's
+verdict (outcome, kind, error code) must be the same.  It takes minutes, so it runs when
+``TORCHFMT_BATCH_EQUIVALENCE`` is set (CI sets it; ``.ci/run``); netron's and lua-torch's parts skip when
+their setup has not run, unless ``TORCHFMT_REQUIRE_ADAPTERS`` is set.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def verdicts(reader: readers.Reader, cases: list[Case], run) -> dict[str, tuple]
         return dict(zip((c.id for c in cases), pool.map(one, cases), strict=True))
 
 
-@pytest.mark.parametrize("name", ["reference", "torch", "netron"])
+@pytest.mark.parametrize("name", ["reference", "torch", "netron", "lua-torch"])
 def test_batch_and_one_process_per_file_agree_on_every_committed_case(name: str) -> None:
     reader = reader_or_skip(name)
     assert reader.batch is not None, f"{name} declares no batch mode"

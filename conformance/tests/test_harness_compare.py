@@ -323,3 +323,31 @@ def test_one_wrong_storage_hash_is_caught(expected: dict[str, Any]) -> None:
     victim = sorted(actual["storages"])[0]
     actual["storages"][victim]["sha256"] = H2 if actual["storages"][victim]["sha256"] != H2 else H1
     assert compare(expected, actual) != []
+
+
+def test_unordered_keys_cost_what_the_document_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matching unordered items keys each node once, from its children's keys: a table nested 1,024 deep
+    (t7-binary/spec-nesting-tables-1024) spells out no more JSON text than a few times its own size (keys
+    spelled out whole at every level wrote each subtree once per level above it: 4,090 dumps, seconds)."""
+    import harness.compare as module
+
+    doc = json.loads((next(c for c in committed_cases() if c.id == "t7-binary/spec-nesting-tables-1024")
+                      .path.parent / "expected.json").read_text(encoding="utf-8"))
+    written = [0]
+    real = json.dumps
+
+    def counting(*args: Any, **kwargs: Any) -> str:
+        text = real(*args, **kwargs)
+        written[0] += len(text)
+        return text
+
+    monkeypatch.setattr(module.json, "dumps", counting)
+    assert compare(doc, copy.deepcopy(doc)) == []
+    assert 0 < written[0] <= 4 * len(real(doc))
+    monkeypatch.setattr(module.json, "dumps", real)
+    deepest = copy.deepcopy(doc)
+    node = deepest["objects"][0]
+    while node.get("items") and isinstance(node["items"][0][1], dict) and node["items"][0][1].get("items"):
+        node = node["items"][0][1]
+    node["items"][0][1] = {"type": "str", "value": "changed"}
+    assert compare(doc, deepest) != []

@@ -2,7 +2,8 @@
 tds once and forks a child per file, under a time and an address-space limit, in a temporary folder.
 
 For the project's own tools (conformance/lua_verdicts.py, conformance/differential/t7.py, the writer's
-tests in reference_impl/tests/test_writer_lua.py); the adapter itself (run.py) runs one process per file.
+tests in reference_impl/tests/test_writer_lua.py) and the adapter's batch mode (``run.py --batch``,
+spec/canonical.md#canonical-reader-batch); ``run.py PATH`` runs one LuaJIT for its file.
 Each answer is what run.py would answer for the file (luagraph.answer), plus how the child ended.
 """
 
@@ -67,8 +68,14 @@ class Answer:
 class LuaWorker:
     """serve.lua, started on entry; :meth:`run` answers one file (one at a time; thread-safe)."""
 
-    def __init__(self, seconds: int = SECONDS, memory: int = MEMORY) -> None:
+    def __init__(self, seconds: int = SECONDS, memory: int = MEMORY, *, env: dict[str, str] | None = None,
+                 own_session: bool = True, stderr: int | None = subprocess.DEVNULL) -> None:
+        """``seconds``: each child's alarm (0: none); ``memory``: its address-space limit;
+        ``env``: serve.lua's environment (default: a minimal one); ``own_session``: serve.lua in a session
+        of its own (the adapter's batch mode keeps it in its process group, which the harness ends as a
+        whole); ``stderr``: where serve.lua's goes (default: nowhere; torch7's warnings)."""
         self.seconds, self.memory = seconds, memory
+        self.env, self.own_session, self.stderr = env, own_session, stderr
         self.proc: subprocess.Popen[str] | None = None
         self.folder = ""
         self.lock = threading.Lock()
@@ -76,7 +83,7 @@ class LuaWorker:
 
     def __enter__(self) -> LuaWorker:
         self.folder = tempfile.mkdtemp(prefix="torchfmt-lua-")
-        env = {
+        env = self.env if self.env is not None else {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": self.folder,
             "TMPDIR": self.folder,
@@ -86,11 +93,11 @@ class LuaWorker:
             lua_command(str(HERE / "serve.lua")),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,  # torch7's warnings (a function's bytecode LuaJIT cannot load)
+            stderr=self.stderr,  # torch7's warnings (a function's bytecode LuaJIT cannot load)
             text=True,
             cwd=self.folder,
             env=env,
-            start_new_session=True,
+            start_new_session=self.own_session,
         )
         return self
 

@@ -67,11 +67,16 @@ def probe() -> int:
     return 0
 
 
-def main(path: str) -> int:
-    sys.setrecursionlimit(100_000)  # the description's walk: Lua read that nesting already
+def is_pt(path: str) -> bool:
+    """Whether the file is a .pt one (declined: Lua Torch reads only .t7)."""
     with open(path, "rb") as f:
         head = f.read(512)
-    if head.startswith(PT_MAGIC) or head[257:262] == b"ustar":
+    return head.startswith(PT_MAGIC) or head[257:262] == b"ustar"
+
+
+def main(path: str) -> int:
+    sys.setrecursionlimit(100_000)  # the description's walk: Lua read that nesting already
+    if is_pt(path):
         print("unsupported: pt files (Lua Torch reads only .t7)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="lua-torch-") as tmp:
@@ -103,7 +108,51 @@ def main(path: str) -> int:
     return status
 
 
+def batch() -> int:
+    """``run.py --batch`` (spec/canonical.md#canonical-reader-batch): one serve.lua (luaworker.py) loads
+    torch, nn, nngraph and tds once and forks a child per request, which runs describe.lua's reading as
+    ``run.py PATH``'s LuaJIT would, in this process's group and environment, under its address-space limit,
+    without an alarm of its own (the harness's time limit ends the whole batch process, as it ends
+    ``run.py PATH``).  Each answer is what ``run.py PATH`` would print; a child killed by a signal kills
+    this process with it, as it kills ``run.py PATH``: the harness sees the reader crash."""
+    sys.path.insert(0, str(HERE.parent))
+    import resource
+
+    import batch_protocol
+    from luaworker import MEMORY, LuaWorker
+
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    memory = limit if limit != resource.RLIM_INFINITY else MEMORY
+    hint_names = {"TORCHFMT_T7_MODE": "mode", "TORCHFMT_T7_LONG_SIZE": "long_size",
+                  "TORCHFMT_T7_BYTE_ORDER": "byte_order"}
+    with LuaWorker(0, memory, env=dict(os.environ), own_session=False, stderr=None) as worker:
+
+        def one(path: str) -> int:
+            sys.setrecursionlimit(100_000)  # as main(); the batch loop restores its own after each request
+            if is_pt(path):
+                print("unsupported: pt files (Lua Torch reads only .t7)", file=sys.stderr)
+                return 2
+            hints = {key: os.environ[name] for name, key in hint_names.items() if os.environ.get(name)}
+            got = worker.run(Path(path), hints)
+            if got.ended == "signal":  # LuaJIT died by a signal: so does this process, as main() does
+                sys.stderr.flush()
+                signal.signal(got.code, signal.SIG_DFL)
+                os.kill(os.getpid(), got.code)
+            if got.ended != "exit" or got.code != 0 or got.status is None:
+                print(f"adapter error: luajit: {got.ended} {got.code}", file=sys.stderr)
+                return 3
+            if got.stdout:
+                sys.stdout.write(got.stdout)
+            if got.stderr:
+                print(got.stderr, file=sys.stderr)
+            return got.status
+
+        return batch_protocol.serve(one)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--probe"]:
         sys.exit(probe())
+    if sys.argv[1:] == ["--batch"]:
+        sys.exit(batch())
     sys.exit(main(sys.argv[1]))

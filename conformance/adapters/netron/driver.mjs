@@ -261,10 +261,12 @@ class Describer {
         if (!this.t7data.has(s)) {
             let bytes = null;
             if (s.reader || s._data) {
+                const text = Boolean(s.reader && '_separator' in s.reader);  // torch.js's TextReader: ascii
                 const values = s.data();
                 const Typed = TYPED[s.dataType];
                 if (!Typed) throw new Decline(`${s.dataType} storages`);
                 const arr = Typed === BigInt64Array ? BigInt64Array.from(values, (x) => BigInt(x)) : Typed.from(values);
+                if (text && (Typed === Float32Array || Typed === Float64Array)) canonicalNaNs(arr, values);
                 bytes = new Uint8Array(arr.buffer);
             }
             this.t7data.set(s, bytes);
@@ -281,6 +283,24 @@ class Describer {
         this.storages[id] = { dtype: s.dataType, numel: s.size, device: cls && String(cls.__name__).startsWith('Cuda') ? 'cuda' : 'cpu',
                               sha256: data ? sha(data) : EMPTY };
         return id;
+    }
+}
+
+function canonicalNaNs(arr, values) {
+    // The NaNs netron parsed from an ascii storage's tokens.  JavaScript defines no NaN's sign (ECMAScript:
+    // NaNs are indistinguishable), and V8 keeps it or not as it runs: netron's `-NaN` for a `-nan` token
+    // (torch.js TextReader) came out with its sign bit while V8 interpreted netron's code and without it
+    // once V8 had optimised that code (the same ascii file read 3,000 times by one node: the first 420 or
+    // so answers kept -nan's sign, the rest lost it), so that a file's bytes depended on how many files
+    // this node had read before.  Each is written as the one quiet NaN, whatever V8 did with it: a file
+    // gets the same answer first or last, in its own process or in a batch
+    // (spec/canonical.md#canonical-reader-batch).  A binary storage's NaNs come from DataView reads, which
+    // keep their bits however warm node is (3,000 reads of t7-binary/storage-float: one answer).
+    const view = new DataView(arr.buffer);
+    for (let i = 0; i < arr.length; i++) {
+        if (!Number.isNaN(values[i])) continue;
+        if (arr instanceof Float32Array) view.setUint32(i * 4, 0x7fc00000, true);
+        else view.setBigUint64(i * 8, 0x7ff8000000000000n, true);
     }
 }
 
