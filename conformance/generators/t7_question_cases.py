@@ -1352,6 +1352,62 @@ def survivor_cases() -> list[Case]:
     ]
 
 
+def mutation_round2_cases() -> list[Case]:
+    """Inputs that tell apart the open mutants of issue 18's second round: an int cut to 3 bytes, and a
+    state_dict run whose storage runs past the end of the file where a check follows the table."""
+    six = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    # a function (type 6) whose upvalues table holds two FloatTensor entries laid out alike (the reader's
+    # run reads the second), the second's storage declaring 1,000 elements where 6 are left: a reader that
+    # took it would next check the upvalues' keys (strings, not 1..k), not the storage's bytes
+    beyond = torch_obj(5, b"torch.FloatStorage", q(1000) + struct.pack("<6f", *six))
+    upvalues = (
+        i(TABLE)
+        + i(1)
+        + i(2)
+        + _entry(b"a.weight", 2, "Float", [2, 3], [3, 1], 1, six)
+        + string(b"b.weight")
+        + tensor(4, "Float", [2, 3], [3, 1], 1, beyond)
+    )
+    return [
+        Case(
+            "truncated-int-three-bytes",
+            "t7-binary",
+            i(NIL) + bytes(3),
+            "reject",
+            ["truncated"],
+            ["t7-binary", "t7-nil", "multi-object", "adv-truncated"],
+            ["t7.md#t7-stream", "t7.md#t7-binary", "t7.md#t7-limits"],
+            "a nil, then 3 zero bytes ending the file: the next object's type code (an int) is cut one "
+            "byte short",
+            BIN,
+        ),
+        Case(
+            "run-in-upvalues-storage-beyond-eof",
+            "t7-binary",
+            fn(FUNCTION, None, B0, upvalues),
+            "reject",
+            ["truncated"],
+            [
+                "t7-binary",
+                "t7-function",
+                "t7-legacy-function",
+                "t7-table",
+                "t7-string",
+                "t7-torch-object",
+                "t7-class-version",
+                "dtype-float32",
+                "state-dict",
+                "adv-size-beyond-eof",
+            ],
+            ["t7.md#t7-function", "t7.md#t7-table", "t7.md#t7-storage", "t7.md#t7-limits"],
+            "a function (type 6) whose upvalues table holds two FloatTensor entries (2x3 over their own "
+            "storages, laid out alike) under string keys, the second's storage declaring 1,000 elements "
+            "where 6 are left before the end of the file",
+            BIN,
+        ),
+    ]
+
+
 def fast_path_guard_cases() -> list[Case]:
     """Inputs on which a broken guard of the reader's fast paths (a state_dict entry read in one go) would
     give another answer than the checked path: each breaks one guard on an entry after the first."""
@@ -1498,4 +1554,5 @@ def all_cases() -> list[Case]:
         + fast_run_cases()
         + survivor_cases()
         + fast_path_guard_cases()
+        + mutation_round2_cases()
     )
