@@ -267,6 +267,31 @@ def fast_cases() -> list[AdvCase]:
              f"{n:,} opcodes (PROTO and STOP included)",
              why=f"a pickle may run at most {PICKLE_OPCODES:,} opcodes; torch's loader has no such limit"
              if errors else "")
+    # -- the opcode limit passed inside an entry whose view is out of bounds: the limit comes first
+    members, ops = _source()
+    e1, e2 = Entry(ops, 1), Entry(ops, 2)
+    per, k = e2.start - e1.start, e1.persid - e1.start  # k opcodes of an entry run before its BINPERSID
+    offset = e1.at(1)
+    assert offset.name == "BININT1" and offset.arg == 0 and e1.at(17).name == "REDUCE"
+    again = _join(ops[e1.start:e2.start])
+    offset.raw = pickle.BININT1 + bytes([200])
+    bad = _join(ops[e1.start:e2.start])  # l1 again, its view at offset 200 of its 6 elements
+    offset.raw = pickle.BININT1 + b"\x00"
+    setitems = next(j for j, o in enumerate(ops) if o.name == "SETITEMS")
+    # before the copies: setitems opcodes, then rest NONEs (a PUT if odd); the last copy's BINPERSID is
+    # opcode PICKLE_OPCODES + 1
+    times, rest = divmod(PICKLE_OPCODES - setitems - k, per)
+    tail = pickle.NONE * (rest - rest % 2) + (a.put(250) if rest % 2 else b"")
+    ops.insert(setitems, Op("RAW", None, tail + again * times + bad))
+    found = list(pickletools.genops(_join(ops)))
+    assert found[PICKLE_OPCODES][0].name == "BINPERSID" and found[PICKLE_OPCODES + 17][0].name == "REDUCE"
+    case("opcodes-past-limit-before-bad-view", _file(members, ops), ["limit-exceeded"],
+         ["adv-view-out-of-bounds"], limits + ["tensors.md#tensors-view-bounds"],
+         f"{rest - rest % 2} NONEs{' and a PUT' if rest % 2 else ''} before the SETITEMS, then entry l1 (its "
+         f"key and its tensor, the same bytes) written {times} more times and once more with its storage "
+         f"offset 200 (its storage holds 6 elements): opcode {PICKLE_OPCODES + 1:,} is that last entry's "
+         "BINPERSID, before the REDUCE whose view reaches outside its storage, so the opcode limit is the "
+         "first problem in reading order")
     # -- a storage key that is a GET of something other than a str
     members, ops = _source()
     e = Entry(ops, 1)

@@ -88,6 +88,29 @@ def protocol_cases() -> list[AdvCase]:
         + "; ".join(f"s{i} {raw.decode()} ({what})" for i, (raw, what) in enumerate(strings))
         + "; torch's weights_only loader lacks STRING, so the judge is weights_only=False (CPython's C "
         "unpickler, encoding utf-8)", sources.zip_source(), GEN, category="accept", cpython_opcodes=True))
+    # -- a STRING whose closing quote is not its opening one: C _pickle refuses it ("must be quoted")
+    out.append(AdvCase(
+        "pt-zip/adv-pickle-string-quotes-differ",
+        wrap.in_zip(pickle.MARK + pickle.DICT + pickle.UNICODE + b"s\n" + pickle.STRING + b"'abc\"\n"
+                    + pickle.SETITEM + a.stop(), drop=("/data/0", "/data/1")),
+        ["bad-value"], ["zip-archive", "pickle-protocol-0", "pickle-dict", "pickle-str"],
+        ["pickle.md#pickle-protocols", "pickle.md#pickle-weights-only", "pt-zip.md#pt-zip-data-pkl"],
+        "a protocol 0 dict pickle (no PROTO) whose one value is the STRING 'abc\" (opened by a single "
+        "quote, closed by a double one); torch's weights_only loader lacks STRING, so the judge is "
+        "weights_only=False (CPython's C unpickler)", sources.zip_source(), GEN, cpython_opcodes=True))
+    # -- FLOAT text with a sign (C _pickle's PyOS_string_to_double reads [+-] before digits or a word)
+    floats = (b"-1", b"+5", b"-inf", b"+nan")
+    body = b"".join(pickle.UNICODE + f"f{i}\n".encode() + pickle.FLOAT + raw + b"\n" + pickle.SETITEM
+                    for i, raw in enumerate(floats))
+    out.append(AdvCase(
+        "pt-zip/adv-pickle-float-signed-protocol-0",
+        wrap.in_zip(pickle.MARK + pickle.DICT + body + a.stop(), drop=("/data/0", "/data/1")),
+        [], ["zip-archive", "pickle-protocol-0", "pickle-dict", "pickle-float-special"],
+        ["pickle.md#pickle-number-text", "pickle.md#pickle-weights-only", "pt-zip.md#pt-zip-data-pkl"],
+        "a protocol 0 dict pickle (no PROTO) whose values are FLOAT literals with a sign and one digit or "
+        "a word: " + ", ".join(f"f{i} {raw.decode()}" for i, raw in enumerate(floats))
+        + "; torch's weights_only loader lacks FLOAT, so the judge is weights_only=False (CPython's C "
+        "unpickler)", sources.zip_source(), GEN, category="accept", cpython_opcodes=True))
     for proto, name, value in REFUSED:
         op = name.upper().replace("-", "_")
         out.append(AdvCase(

@@ -99,6 +99,13 @@ def rebuild_check_cases() -> list[AdvCase]:
          {"0": bytes([1, 254])}, ["bad-value"], ["quantized-per-tensor", "dtype-qint8"], quant,
          "a qint8 tensor whose quantizer parameters name the scheme with the str 'per_tensor_affine', not "
          "the global torch.per_tensor_affine")
+    # -- a meta tensor (no storage) of a negative size: torch's empty_strided refuses it
+    meta = a.call(G("torch._utils", "_rebuild_meta_tensor_no_storage"), G("torch", "float32"), ints((-1,)),
+                  ints((1,)), F)
+    case("meta-negative-size", doc(("m", meta)), {}, ["bad-length"], ["meta-tensor"],
+         ["tensors.md#tensors-meta", "tensors.md#tensors-view-bounds"],
+         "_rebuild_meta_tensor_no_storage(float32, (-1,), (1,), False): a meta tensor of size -1, its "
+         "stride non-negative")
     # -- sparse parts and sizes
     sp = ["tensors.md#tensors-sparse"]
     lay = a.call(G("torch.serialization", "_get_layout"), a.binunicode("torch.sparse_coo"))
