@@ -500,3 +500,13 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
          ["bad-reference"], ["adv-bad-reference", "state-dict"], [TENSORS],
          "the state-dict case whose first tensor header names storage key 99, which the storages member "
          "does not hold")
+    cut = t[:h1] + b"\xff" * 3
+    cut_tar = bytearray(tar_writer.archive({**sd, "tensors": cut}))
+    at = cut_tar.index(b"tensors\0") + BLOCK + len(cut)  # the member's first padding byte
+    assert len(cut) % BLOCK and cut_tar[at] == 0
+    cut_tar[at] = 0xFF
+    case("tensor-ndim-cut-by-member", bytes(cut_tar), ["truncated"], ["adv-size-beyond-eof", "state-dict"],
+         [TENSORS],
+         "the state-dict case whose tensors member ends 3 bytes into its first tensor's int32 ndim (ff ff ff), "
+         "the padding after the member starting with ff: the ndim field is cut by the member's end (read "
+         "together with the padding byte it would be -1, a bad-length)")
