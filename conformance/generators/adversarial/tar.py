@@ -449,7 +449,8 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
     case("first-header-devmajor-without-nul", _patched(base, 329, b"0000000 1234567\0"), [], header, members,
          "the state-dict case whose first header's devmajor field is '0000000 ' (no NUL: the space fills its "
          "8th byte) and devminor '1234567', the checksum recomputed: each 8-byte field reads on its own, "
-         "Python's tarfile takes the header (device numbers of a regular file are not used) and torch loads it")
+         "Python's tarfile takes the header (device numbers of a regular file are not used) and torch "
+         "loads it")
     # a later header tarfile cannot read: tarfile ends the archive there, unseen (no error)
     last = sum(BLOCK + len(sd[n]) + -len(sd[n]) % BLOCK for n in tar_writer.ORDER[:-1])  # storages' header
     case("later-header-mode-not-octal", _later_patched(base, last, 100, b"0000644x"), ["bad-container"],
@@ -519,11 +520,11 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
          "tarfile takes a file that ends at a block boundary without one")
     (c0, c1), _ = _records(t)
     count = pickle.loads(t[c0:c1])
-    case("tensor-count-float", tar_writer.archive({**sd, "tensors": t[:c0] + pickle.dumps(float(count), protocol=2)
-                                                   + t[c1:]}),
+    as_float = t[:c0] + pickle.dumps(float(count), protocol=2) + t[c1:]
+    case("tensor-count-float", tar_writer.archive({**sd, "tensors": as_float}),
          ["bad-length"], ["state-dict"], [TENSORS],
-         f"the state-dict case whose tensors member starts with the tensor count as the float {float(count)!r} "
-         "instead of an int")
+         f"the state-dict case whose tensors member starts with the tensor count as the float "
+         f"{float(count)!r} instead of an int")
     cut = t[:h1] + b"\xff" * 3
     cut_tar = bytearray(tar_writer.archive({**sd, "tensors": cut}))
     at = cut_tar.index(b"tensors\0") + BLOCK + len(cut)  # the member's first padding byte
@@ -531,6 +532,6 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
     cut_tar[at] = 0xFF
     case("tensor-ndim-cut-by-member", bytes(cut_tar), ["truncated"], ["adv-size-beyond-eof", "state-dict"],
          [TENSORS],
-         "the state-dict case whose tensors member ends 3 bytes into its first tensor's int32 ndim (ff ff ff), "
-         "the padding after the member starting with ff: the ndim field is cut by the member's end (read "
-         "together with the padding byte it would be -1, a bad-length)")
+         "the state-dict case whose tensors member ends 3 bytes into its first tensor's int32 ndim "
+         "(ff ff ff), the padding after the member starting with ff: the ndim field is cut by the "
+         "member's end (read together with the padding byte it would be -1, a bad-length)")

@@ -319,8 +319,10 @@ def zip_lookup_cases() -> list[AdvCase]:
     assert constants.data.endswith(b".")
     constants.data = constants.data[:-1]
     out.append(AdvCase("pt-torchscript/adv-torchscript-constants-pkl-without-stop", rawzip.build(ms),
-                       ["truncated"], ["torchscript-archive", "dtype-float32", "adv-zip-layout"],
-                       ["torchscript.md#torchscript-constants", "torchscript.md#torchscript-records"],
-                       "torch.jit.save's archive whose constants.pkl record lost its last byte, the pickle's STOP: "
-                       "torch.jit.load reads constants.pkl before data.pkl's module tree", ts, GEN))
+                       ["bad-pickle"], ["torchscript-archive", "dtype-float32", "adv-zip-layout"],
+                       ["torchscript.md#torchscript-constants", "torchscript.md#torchscript-records",
+                        "pickle.md#pickle-stack"],
+                       "torch.jit.save's archive whose constants.pkl record lost its last byte, the "
+                       "pickle's STOP: a record's pickle without STOP is bad-pickle; torch.jit.load reads "
+                       "constants.pkl before data.pkl's module tree", ts, GEN))
     return out
