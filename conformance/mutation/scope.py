@@ -1,7 +1,8 @@
 """Which modules are mutated: the reader's parsing and describing code, what ``torchfmt dump`` runs.
 
 Left out: the command line's wiring (``cli.py``, checked by the harness's own tests of the contract), the
-Python API around it (``__init__.py``, ``flat.py``), the error classes (``errors.py``: the suite judges
+Python API around it (``__init__.py``, ``flat.py``, ``display.py``: the ``repr`` of a tensor, no part of a
+description or an error), the error classes (``errors.py``: the suite judges
 codes, which live in one table), and the tools that are no reading (``writer/``, ``convert.py``,
 ``slim.py``, ``inspect.py``, ``plot.py``, ``roles.py``, ``sizes.py``).
 """

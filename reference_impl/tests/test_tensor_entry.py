@@ -25,7 +25,7 @@ from torchfmt.pickle import tensor_entry, tensor_run
 from torchfmt.pickle.machine import LIMITS, Limits, Machine
 from torchfmt.pt.archive import Archive, StorageRecords
 from torchfmt.pt.ziparchive import read_members
-from torchfmt.windows import windows
+from torchfmt.windows import MemoryWindows
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "conformance"))
@@ -127,7 +127,7 @@ class _Pickle:
     @classmethod
     def of(cls, case_id: str) -> _Pickle:
         data = (ROOT / "conformance" / "cases" / "pt-zip" / case_id / "data.pt").read_bytes()
-        buf = windows(data)
+        buf = MemoryWindows(data)
         root, members = read_members(buf)
         archive = Archive.open(buf, root, members)
         return cls(archive, bytes(members["data.pkl"].data(buf)))
@@ -251,7 +251,7 @@ class _Written(_Pickle):
 
     @classmethod
     def of_dict(cls, obj: Any) -> _Written:
-        buf = windows(_written(obj))
+        buf = MemoryWindows(_written(obj))
         root, members = read_members(buf)
         return cls(Archive.open(buf, root, members), bytes(members["data.pkl"].data(buf)))
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from torchfmt.errors import FormatError
 from torchfmt.pt import ziparchive
-from torchfmt.windows import windows
+from torchfmt.windows import MemoryWindows
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "conformance"))
@@ -31,7 +31,7 @@ REPLACEMENTS = (0x00, 0x01, 0x2F, 0x41, 0x5C, 0xFF)
 
 def members(data: bytes) -> tuple[Any, ...]:
     try:
-        root, records = ziparchive.read_members(windows(data))
+        root, records = ziparchive.read_members(MemoryWindows(data))
     except FormatError as e:
         return ("error", e.code, e.offset, str(e))
     return ("read", root, list(records.items()), records.names)

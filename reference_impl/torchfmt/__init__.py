@@ -31,7 +31,7 @@ from .detect import detect
 from .errors import ERROR_CODES, FormatError, Unsupported
 from .model import Document
 from .t7.encodings import Hints
-from .windows import FileWindows
+from .windows import FileWindows, MemoryWindows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,7 +86,8 @@ def _read_kind(buf: bytes | memoryview | _mmap.mmap | FileWindows, kind: str, hi
     if kind == "zip":
         from .pt.zip import read_zip
 
-        return read_zip(buf, inert=inert)
+        # the command reads a zip file through FileWindows; bytes or a map from the API through MemoryWindows
+        return read_zip(buf if isinstance(buf, FileWindows) else MemoryWindows(buf), inert=inert)
     if kind == "pt-legacy":
         from .pt.legacy import read_legacy
 

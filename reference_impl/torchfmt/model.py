@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .display import tensor_repr
 from .dtypes import DType, resolve_bits, to_little_endian
 from .windows import Record
 
@@ -136,8 +137,8 @@ class Tensor:
         return np.array(values, copy=True) if copy else values
 
     def __repr__(self) -> str:
-        return _tensor_repr(type(self).__name__, self.dtype, self.shape, lambda: self.numpy(),
-                            self.device, self.requires_grad)
+        return tensor_repr(type(self).__name__, self.dtype, self.shape, lambda: self.numpy(),
+                           self.device, self.requires_grad)
 
 
 def row_major(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
@@ -149,26 +150,6 @@ def row_major(shape: tuple[int, ...], stride: tuple[int, ...]) -> bool:
             return False
         step *= n
     return True
-
-
-#: Values a tensor's ``repr`` shows.
-_REPR_VALUES = 6
-
-
-def _tensor_repr(kind: str, dtype: DType, shape: tuple[int, ...], values: Any, device: str,
-                 requires_grad: bool) -> str:
-    """``Tensor(float32, shape=(4, 3), values=[0.1, 0.2, ...])``: a few values, never the storage."""
-    parts = [str(dtype), f"shape={tuple(shape)}"]
-    if device != "cpu":
-        parts.append(f"device={device!r}")
-    if requires_grad:
-        parts.append("requires_grad=True")
-    if values is not None:
-        flat = values()
-        shown = [str(x) for x in flat.reshape(-1)[:_REPR_VALUES]] if flat.size else []
-        more = ", ..." if flat.size > _REPR_VALUES else ""
-        parts.append(f"values=[{', '.join(shown)}{more}]")
-    return f"{kind}({', '.join(parts)})"
 
 
 @dataclass(eq=False)
@@ -214,7 +195,7 @@ class MetaTensor:
     attrs: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return _tensor_repr("MetaTensor", self.dtype, self.shape, None, "meta", self.requires_grad)
+        return tensor_repr("MetaTensor", self.dtype, self.shape, None, "meta", self.requires_grad)
 
 
 @dataclass(eq=False)

@@ -128,8 +128,3 @@ class MemoryWindows:
 
     def record(self, offset: int, size: int) -> memoryview:
         return self.buf[offset:offset + size]
-
-
-def windows(buf: Any) -> FileWindows | MemoryWindows:
-    """``buf`` as windows: a :class:`FileWindows` as it is, anything else through :class:`MemoryWindows`."""
-    return buf if isinstance(buf, (FileWindows, MemoryWindows)) else MemoryWindows(buf)

@@ -446,6 +446,11 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
              f"the state-dict case whose first header's {what}, the checksum recomputed: Python's tarfile "
              "refuses the header, torch's loader then unpickles the file and fails; no tar, and no .t7 "
              "starts with 's'")
+    case("first-header-devmajor-without-nul", _patched(base, 329, b"0000000 1234567\0"), [], header, members,
+         "the state-dict case whose first header's devmajor field is '0000000 ' (no NUL: the space fills its "
+         "8th byte) and devminor '1234567', the checksum recomputed: each 8-byte field reads on its own, "
+         "Python's tarfile takes the header (device numbers of a regular file are not used) and torch "
+         "loads it")
     # a later header tarfile cannot read: tarfile ends the archive there, unseen (no error)
     last = sum(BLOCK + len(sd[n]) + -len(sd[n]) % BLOCK for n in tar_writer.ORDER[:-1])  # storages' header
     case("later-header-mode-not-octal", _later_patched(base, last, 100, b"0000644x"), ["bad-container"],
@@ -500,3 +505,33 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
          ["bad-reference"], ["adv-bad-reference", "state-dict"], [TENSORS],
          "the state-dict case whose first tensor header names storage key 99, which the storages member "
          "does not hold")
+    body = sd["pickle"] + bytes(-len(sd["pickle"]) % BLOCK)  # torch's unpickler stops at STOP
+    rec = _record(b"path", b"pickle") + _record(b"size", str(len(body)).encode())
+    again = (_header("PaxHeaders/pickle", len(rec), tarfile.XHDTYPE) + rec + bytes(-len(rec) % BLOCK)
+             + _header("member", 0, tarfile.REGTYPE) + body)
+    case("duplicate-member-ends-file", _pax_archive(sd)[:-2 * BLOCK] + again, ["bad-container"],
+         ["tar-pax", "state-dict", "dtype-float32"], members,
+         "the state-dict case whose archive ends with a second pickle member (a PAX header with path and "
+         f"size records, then its {len(body)} bytes, its pickle padded with zeros) and no end-of-archive "
+         "block: the file ends exactly at that member's last byte. Read header by header, the name met twice "
+         "comes before the missing end block",
+         why="no name may appear twice (Python's tarfile, torch's reader, takes the last copy; a reader "
+         "indexing members as it meets them would take the first), and an archive ends with a zero block; "
+         "tarfile takes a file that ends at a block boundary without one")
+    (c0, c1), _ = _records(t)
+    count = pickle.loads(t[c0:c1])
+    as_float = t[:c0] + pickle.dumps(float(count), protocol=2) + t[c1:]
+    case("tensor-count-float", tar_writer.archive({**sd, "tensors": as_float}),
+         ["bad-length"], ["state-dict"], [TENSORS],
+         f"the state-dict case whose tensors member starts with the tensor count as the float "
+         f"{float(count)!r} instead of an int")
+    cut = t[:h1] + b"\xff" * 3
+    cut_tar = bytearray(tar_writer.archive({**sd, "tensors": cut}))
+    at = cut_tar.index(b"tensors\0") + BLOCK + len(cut)  # the member's first padding byte
+    assert len(cut) % BLOCK and cut_tar[at] == 0
+    cut_tar[at] = 0xFF
+    case("tensor-ndim-cut-by-member", bytes(cut_tar), ["truncated"], ["adv-size-beyond-eof", "state-dict"],
+         [TENSORS],
+         "the state-dict case whose tensors member ends 3 bytes into its first tensor's int32 ndim "
+         "(ff ff ff), the padding after the member starting with ff: the ndim field is cut by the "
+         "member's end (read together with the padding byte it would be -1, a bad-length)")

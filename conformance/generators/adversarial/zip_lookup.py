@@ -313,4 +313,16 @@ def zip_lookup_cases() -> list[AdvCase]:
                        ZIP, ["torchscript.md#torchscript-model-json"],
                        "torch's members with data.pkl replaced by a model.json record (the torch < 1.4 "
                        "TorchScript layout)", src, GEN))
+    ts = sources.torch_script()
+    ms = rawzip.members(ts.data)
+    constants = next(m for m in ms if m.name.endswith("/constants.pkl"))
+    assert constants.data.endswith(b".")
+    constants.data = constants.data[:-1]
+    out.append(AdvCase("pt-torchscript/adv-torchscript-constants-pkl-without-stop", rawzip.build(ms),
+                       ["bad-pickle"], ["torchscript-archive", "dtype-float32", "adv-zip-layout"],
+                       ["torchscript.md#torchscript-constants", "torchscript.md#torchscript-records",
+                        "pickle.md#pickle-stack"],
+                       "torch.jit.save's archive whose constants.pkl record lost its last byte, the "
+                       "pickle's STOP: a record's pickle without STOP is bad-pickle; torch.jit.load reads "
+                       "constants.pkl before data.pkl's module tree", ts, GEN))
     return out

@@ -8,20 +8,18 @@ of the file (:mod:`torchfmt.pt.archive`).  An archive with a ``constants.pkl`` r
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import FormatError
 from ..model import Document
-from ..windows import windows
+from ..windows import FileWindows, MemoryWindows
 from .archive import Archive
 from .torchscript import read_torchscript
 from .ziparchive import read_members
 
 
-def read_zip(buf: Any, *, inert: bool = False) -> Document:
-    """Read a zip ``.pt`` file (or a TorchScript archive) held in ``buf`` (bytes, a map, or a file read
-    through :class:`~torchfmt.windows.FileWindows`)."""
-    buf = windows(buf)
+def read_zip(buf: FileWindows | MemoryWindows, *, inert: bool = False) -> Document:
+    """Read a zip ``.pt`` file (or a TorchScript archive) held in ``buf``: a file read through
+    :class:`~torchfmt.windows.FileWindows`, or bytes or a map through
+    :class:`~torchfmt.windows.MemoryWindows`."""
     root, members = read_members(buf)
     if members.exact("constants.pkl"):  # torch's _is_torchscript_zip: constants.pkl (exactly), nothing else
         return read_torchscript(buf, root, members, inert=inert)
