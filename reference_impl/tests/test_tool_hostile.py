@@ -61,6 +61,10 @@ def _fingerprint(t: Any) -> tuple[str, tuple[int, ...], bytes]:
     t = t.detach()
     if t.is_meta:
         return str(t.dtype).replace("torch.", ""), tuple(t.shape), b""
+    if t.layout == torch.sparse_coo:  # by its parts: a dense form of size 2^62 has no storage
+        parts = (_fingerprint(t._indices())[2], _fingerprint(t._values())[2])
+        raw = b"coo:%d:" % len(parts[0]) + b"".join(parts)
+        return str(t.dtype).replace("torch.", ""), tuple(t.shape), raw
     if t.is_sparse or t.layout != torch.strided:
         t = t.to_dense()
     if t.is_quantized:

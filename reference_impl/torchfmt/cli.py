@@ -350,12 +350,14 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
         print(line, file=sys.stderr)
         return status
     try:
-        if args.json:
-            json.dump(report, sys.stdout, indent=1)
-            sys.stdout.write("\n")
-        else:
-            color = sys.stdout.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
-            sys.stdout.write(render(report, color))
+        with recursion_limit(TOOL_RECURSION):  # the report is as deep as what was read (1,000 levels)
+            if args.json:
+                json.dump(report, sys.stdout, indent=1)
+                sys.stdout.write("\n")
+            else:
+                color = (sys.stdout.isatty() and "NO_COLOR" not in os.environ
+                         and os.environ.get("TERM") != "dumb")
+                sys.stdout.write(render(report, color))
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
