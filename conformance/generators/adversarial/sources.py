@@ -127,12 +127,12 @@ def torch_script() -> Source:
 
     buf = io.BytesIO()
     torch.jit.save(torch.jit.script(Scaled()), buf)
-    members = rawzip.members(buf.getvalue())
-    data = rawzip.build(members)
+    data = rawzip.build(_fixed_id(buf.getvalue()))
     return Source(
         data,
         "a file written by torch.jit.save(torch.jit.script(m), f) for a module holding a "
-        "buffer and multiplying by it (not committed; members re-laid by rawzip.build)",
+        "buffer and multiplying by it (not committed; serialization_id fixed, members re-laid by "
+        "rawzip.build)",
         _torch_version(),
     )
 
