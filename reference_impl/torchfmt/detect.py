@@ -72,7 +72,7 @@ def safetensors_header(buf: bytes | memoryview) -> bool:
 TAR_NUMBER_FIELDS = ((100, 108), (108, 116), (116, 124), (124, 136), (136, 148), (329, 337), (337, 345))
 
 
-def _tar_number(field: bytes) -> int | None:
+def tar_number(field: bytes) -> int | None:
     """A tar number field as tarfile's ``nti`` reads it: base-256 when the first byte is 0x80 or 0xff,
     else ASCII text up to the first NUL, stripped, in octal (empty is 0); None where tarfile refuses.
     A field is at most 12 bytes, so ``int()`` stays cheap."""
@@ -92,8 +92,8 @@ def _tar_header(head: bytes) -> bool:
     legacy loader tries tarfile first (spec/pt-legacy.md#pt-legacy-magic, canonical.md#canonical-detect)."""
     if len(head) < 512 or head.count(0) == 512:
         return False
-    want = _tar_number(head[148:156])
-    if want is None or any(_tar_number(head[a:b]) is None for a, b in TAR_NUMBER_FIELDS):
+    want = tar_number(head[148:156])
+    if want is None or any(tar_number(head[a:b]) is None for a, b in TAR_NUMBER_FIELDS):
         return False
     block = head[:148] + b" " * 8 + head[156:512]
     return want in (sum(block), sum(b - 256 if b > 127 else b for b in block))

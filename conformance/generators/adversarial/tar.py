@@ -468,6 +468,13 @@ def _edge_cases(sd: dict[str, bytes], case: Any) -> None:
          why="every header's number fields must read (pt-tar-members): tarfile silently ends the archive at "
          "a later header it cannot read, so whatever follows (members, any bytes) is hidden from torch; a "
          "reader that read on would see members torch never sees")
+    odd = _later_patched(base, last, 136, b"\xff" + b"\xff" * 10 + b"\xfe")  # mtime: base-256, -2
+    case("later-header-number-fields-tarfile-reads", _later_patched(odd, last, 100, b"644\0jnk\0"), [],
+         header, members,
+         "the state-dict case whose last member's (storages) header has the mtime field in GNU "
+         "base-256 with the first byte 0xff (a negative time, -2) and the mode field '644', a NUL, then "
+         "'jnk': Python's tarfile reads both (text up to the first NUL; 0xff base-256 as negative), so "
+         "torch loads the archive; a reader checks these fields as tarfile does, not as the size field")
     why_t7 = ("a .t7 stream starts with its first object's type code (binary 0x00-0x08; ascii a digit, a "
               "sign or whitespace) and torch's tar files start with the name sys_info: the spec gives such a "
               "first byte to .t7, so that a valid .t7 is never taken for tar")

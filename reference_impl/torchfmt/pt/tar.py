@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from ..detect import TAR_NUMBER_FIELDS
+from ..detect import TAR_NUMBER_FIELDS, tar_number
 from ..errors import FormatError, quote
 from ..limits import TAR_PAX_BYTES
 from ..model import Document, Global, Storage, Tensor
@@ -108,7 +108,9 @@ def read_members(buf: memoryview) -> dict[str, TarMember]:
         if stored != sum(header[:148]) + 8 * 32 + sum(header[156:]):
             raise FormatError("bad-container", pos, "tar header checksum mismatch")
         for start, end in TAR_NUMBER_FIELDS:  # at a later header it can't read, tarfile ends the archive
-            _octal(header[start:end], pos + start)
+            if tar_number(header[start:end]) is None:
+                raise FormatError("bad-container", pos + start,
+                                  f"tar number field {ascii(header[start:end])} is no number tarfile reads")
         if header[257:265] not in _USTAR_MAGICS:
             raise FormatError("bad-container", pos + 257, "not a ustar header")
         size = _octal(header[124:136], pos + 124)
