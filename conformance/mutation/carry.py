@@ -58,22 +58,26 @@ def judged(judgments: dict[str, Judgment], pop: list[Mutant], carried: dict[str,
     by_key: dict[tuple[str, ...], list[Mutant]] = defaultdict(list)
     for m in pop:
         by_key[(m.module, m.operator, m.detail, m.original)].append(m)
-    ids = {m.id for m in pop}
+    ids = {m.id: m for m in pop}
     out: dict[str, str] = {}
+    taken: set[str] = set()
     for j in judgments.values():
         if j.id in carried:
             out[j.id] = carried[j.id].id
-            continue
-        if j.id in ids:
+        elif j.id in ids and ids[j.id].original == j.original:
             out[j.id] = j.id
-            continue
+        taken.update(out.values())
+    for j in judgments.values():
         parts = _ID.match(j.id)
-        if parts is None:
+        if j.id in out or parts is None:
             continue
         m = _nearest(by_key.get((parts["module"], parts["operator"], parts["detail"], j.original), []),
-                     int(parts["line"]), int(parts["col"]), set())
+                     int(parts["line"]), int(parts["col"]), taken)
         if m is not None:
             out[j.id] = m.id
+            taken.add(m.id)
+    if len(set(out.values())) != len(out):  # two judgments on one mutant: leave the file as people wrote it
+        return {k: k for k in out}
     return out
 
 

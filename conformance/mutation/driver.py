@@ -37,12 +37,15 @@ def population() -> tuple[list[Mutant], dict[str, str]]:
 
 def sample(pop: list[Mutant], size: int, seed: int, keep: list[Mutant] | None = None) -> list[Mutant]:
     """``keep`` (the stored sample carried across edits, :mod:`mutation.carry`), topped up to ``size`` by a
-    seeded shuffle of ``pop``: a larger sample of one seed holds a smaller one, so a run can be extended
-    (``--resume``) without running the first mutants again."""
+    seeded shuffle of ``pop``, each part taken in the shuffle's order: a larger sample of one seed holds a
+    smaller one, so a run can be extended (``--resume``) without running the first mutants again.  With
+    ``keep`` the sample is the seed's draw carried through the edits since it was stored (results.json),
+    not the seed's draw over today's population."""
     order = list(range(len(pop)))
     random.Random(seed).shuffle(order)
+    rank = {k: r for r, k in enumerate(order)}
     at = {m.id: k for k, m in enumerate(pop)}
-    picked = [at[m.id] for m in (keep or [])][:size]
+    picked = sorted((at[m.id] for m in (keep or [])), key=rank.__getitem__)[:size]
     seen = set(picked)
     for k in order:
         if len(picked) >= size:
@@ -141,10 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     previous = store.load_results()
     carried = carry.stored(previous["mutants"], pop) if previous["settings"].get("seed") == args.seed else {}
     chosen = sample(pop, args.sample, args.seed, list(carried.values()))
-    if not args.try_ids and not args.list:
-        renamed = carry.judged(judgments, pop, carried)
-        if any(old != new for old, new in renamed.items()) and carry.rename_judgments(renamed):
-            judgments = store.load_judgments()
+    renamed = carry.judged(judgments, pop, carried)
+    judgments = {renamed.get(k, k): j for k, j in judgments.items()}  # written with the results, below
     shard = chosen
     if args.modules:
         shard = [m for m in chosen if any(m.module == x or m.module.startswith(x) for x in args.modules)]
@@ -247,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.try_ids:
         return 0
     store.save_results(doc)  # into conformance/ only now that no case runs
+    if any(old != new for old, new in renamed.items()):
+        carry.rename_judgments(renamed)
+        judgments = store.load_judgments()
     progress.unlink(missing_ok=True)
     store.PAGE.write_text(render(store.load_results(), judgments), encoding="utf-8")  # as --render orders it
     print(f"done in {time.monotonic() - start:.0f} s; page: {store.PAGE}")

@@ -178,7 +178,7 @@ def code_of(message: str) -> str:
 #: that a message reads the same from any prefix: ``torch/File.lua:375: unknown object``.
 _PATHS = re.compile(r"(?:/[^\s/:]+)+?/(?:share/lua/5\.1|lua|\.build/src/[^/\s]+)/")
 #: The same paths as LuaJIT shortens a chunk name over 59 characters: ``...`` and its last 56 characters.
-_SHORTENED = re.compile(r"\.\.\.[^\s:'\"]*?(?:share/lua/5\.1|\.build/src/[^/\s]+)/")
+_SHORTENED = re.compile(r"\.\.\.(?:[^\s:'\"]*?/)??(?:share/lua/5\.1|lua|\.build/src/[^/\s]+)/")
 #: This adapter's own Lua files, wherever the checkout lies (full or shortened): one spelling.
 _OWN = re.compile(r"(?:\.\.\.|/)[^\s:'\"]*lua-torch/(?=[\w.]+\.lua:\d)")
 
