@@ -127,12 +127,14 @@ def torch_script() -> Source:
 
     buf = io.BytesIO()
     torch.jit.save(torch.jit.script(Scaled()), buf)
-    data = rawzip.build(_fixed_id(buf.getvalue()))
+    # the .debug_pkl records name this file's path (the checkout's): left out, as torch.jit.load allows
+    members = [m for m in _fixed_id(buf.getvalue()) if not m.name.endswith(".debug_pkl")]
+    data = rawzip.build(members)
     return Source(
         data,
         "a file written by torch.jit.save(torch.jit.script(m), f) for a module holding a "
-        "buffer and multiplying by it (not committed; serialization_id fixed, members re-laid by "
-        "rawzip.build)",
+        "buffer and multiplying by it (not committed; serialization_id fixed, the .debug_pkl records, "
+        "which name the generator's path, left out; members re-laid by rawzip.build)",
         _torch_version(),
     )
 
