@@ -14,7 +14,7 @@ import struct
 
 from . import assemble as a
 from . import sources
-from .rebuild_semantics import BASE, G, doc, in_zip, ints, pid, v2_args
+from .rebuild_semantics import G, doc, ints, pid, v2_args, zip_cases
 from .record import AdvCase
 
 GEN = "argument_checks.py"
@@ -50,11 +50,7 @@ def _per_channel(axis: bytes, n_scales: int = 2, *extra: bytes) -> bytes:
 def argument_cases() -> list[AdvCase]:
     out: list[AdvCase] = []
 
-    def case(name: str, pkl: bytes, storages: dict[str, bytes], errors: list[str], feats: list[str],
-             spec: list[str], how: str, why: str = "") -> None:
-        out.append(AdvCase(f"pt-zip/adv-{name}", in_zip(pkl, storages), errors, BASE + feats, spec, how,
-                           sources.zip_source(), GEN, category="reject" if errors else "accept",
-                           why_stricter=why))
+    case = zip_cases(out, GEN)
 
     f3 = {"0": struct.pack("<3f", 1.0, -2.0, 0.0)}
     v2 = G("torch._utils", "_rebuild_tensor_v2")

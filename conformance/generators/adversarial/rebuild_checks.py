@@ -14,9 +14,8 @@ import pickle
 import struct
 
 from . import assemble as a
-from . import sources
 from .argument_checks import _float, _per_tensor, _qtensor
-from .rebuild_semantics import BASE, G, doc, in_zip, ints, pid, v2
+from .rebuild_semantics import G, doc, ints, pid, v2, zip_cases
 from .record import AdvCase
 
 GEN = "rebuild_checks.py"
@@ -28,11 +27,7 @@ VIEW_ELEMENTS = 1 << 24
 def rebuild_check_cases() -> list[AdvCase]:
     out: list[AdvCase] = []
 
-    def case(name: str, pkl: bytes, storages: dict[str, bytes], errors: list[str], feats: list[str],
-             spec: list[str], how: str, why: str = "") -> None:
-        out.append(AdvCase(f"pt-zip/adv-{name}", in_zip(pkl, storages), errors, BASE + feats, spec, how,
-                           sources.zip_source(), GEN, category="reject" if errors else "accept",
-                           why_stricter=why))
+    case = zip_cases(out, GEN)
 
     f3 = {"0": struct.pack("<3f", 1.0, -2.0, 0.0)}
     tensor = v2(pid("FloatStorage", "0", 3), 0, (3,), (1,))

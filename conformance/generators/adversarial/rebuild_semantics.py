@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import assemble as a
@@ -34,6 +35,20 @@ def in_zip(pkl: bytes, storages: dict[str, bytes]) -> bytes:
             m.data = pkl
     members += [rawzip.Member(f"{root}/data/{k}", v) for k, v in storages.items()]
     return rawzip.build(members)
+
+
+def zip_cases(out: list[AdvCase], gen: str) -> Callable[..., None]:
+    """The ``case(name, pkl, storages, errors, feats, spec, how, why="")`` of a family of pickles in torch's
+    zip (:func:`in_zip`): it appends ``pt-zip/adv-<name>`` to ``out``, a reject case when ``errors`` name
+    codes, stricter than torch for ``why``."""
+
+    def case(name: str, pkl: bytes, storages: dict[str, bytes], errors: list[str], feats: list[str],
+             spec: list[str], how: str, why: str = "") -> None:
+        out.append(AdvCase(f"pt-zip/adv-{name}", in_zip(pkl, storages), errors, BASE + feats, spec, how,
+                           sources.zip_source(), gen, category="reject" if errors else "accept",
+                           why_stricter=why))
+
+    return case
 
 
 def pid(cls: str, key: str, numel: int, module: str | None = None, location: str = "cpu") -> bytes:
@@ -111,29 +126,7 @@ def device(*args: bytes) -> bytes:
 def rebuild_cases() -> list[AdvCase]:
     out: list[AdvCase] = []
 
-    def case(
-        name: str,
-        pkl: bytes,
-        storages: dict[str, bytes],
-        errors: list[str],
-        feats: list[str],
-        spec: list[str],
-        how: str,
-        why: str = "",
-    ) -> None:
-        out.append(
-            AdvCase(
-                f"pt-zip/adv-{name}",
-                in_zip(pkl, storages),
-                errors,
-                BASE + feats,
-                spec,
-                how,
-                sources.zip_source(),
-                GEN,
-                why_stricter=why,
-            )
-        )
+    case = zip_cases(out, GEN)
 
     f3 = {"0": F32}
     cn = ["tensors.md#tensors-conj-neg"]
