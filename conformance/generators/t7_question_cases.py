@@ -1095,6 +1095,13 @@ def polyglot_cases() -> list[Case]:
     ]
 
 
+#: The features and sections of a state_dict table of FloatTensor entries (fast_run_cases and
+#: fast_path_guard_cases; never changed in place).
+RUN_FEATURES = ("t7-binary", "t7-table", "t7-string", "t7-torch-object", "t7-class-version", "dtype-float32",
+                "state-dict")
+RUN_SPEC = ("t7.md#t7-table", "t7.md#t7-tensor", "t7.md#t7-storage")
+
+
 def _entry(
     key: bytes,
     index: int,
@@ -1124,16 +1131,7 @@ def fast_run_cases() -> list[Case]:
             + third
         )
 
-    feats = [
-        "t7-binary",
-        "t7-table",
-        "t7-string",
-        "t7-torch-object",
-        "t7-class-version",
-        "dtype-float32",
-        "state-dict",
-    ]
-    spec = ["t7.md#t7-table", "t7.md#t7-tensor", "t7.md#t7-storage"]
+    feats, spec = list(RUN_FEATURES), list(RUN_SPEC)
     how = "a table of three FloatTensor entries (2x3 over their own 6-element storages), the third "
     stricter = "torch7 checks no view against its storage (spec/t7.md, stricter)"
     return [
@@ -1417,16 +1415,7 @@ def fast_path_guard_cases() -> list[Case]:
     def state(*entries: bytes) -> bytes:
         return i(TABLE) + i(1) + i(1 + len(entries)) + first + b"".join(entries)
 
-    feats = [
-        "t7-binary",
-        "t7-table",
-        "t7-string",
-        "t7-torch-object",
-        "t7-class-version",
-        "dtype-float32",
-        "state-dict",
-    ]
-    spec = ["t7.md#t7-table", "t7.md#t7-tensor", "t7.md#t7-storage"]
+    feats, spec = list(RUN_FEATURES), list(RUN_SPEC)
     how = "a table of FloatTensor entries (2x3 over their own 6-element storages, laid out alike), "
     # the second entry's tensor written as a table (type code 3) where the first's is a torch object: its
     # index (4) equals the torch type code, and every other byte is laid out as the first entry's
