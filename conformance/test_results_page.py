@@ -37,3 +37,8 @@ def test_an_absent_reader_is_never_shown_passing() -> None:
 def test_a_finding_not_shown_is_caught() -> None:
     r = results.ReaderResults(reader="x", cases={"a": {"outcome": "pass"}, "b": {"outcome": "fail"}})
     assert results.unshown(results.Finding("t", ("a", "b")), r) == ["a"]
+
+
+def test_a_declined_finding_is_shown_only_by_declines() -> None:
+    r = results.ReaderResults(reader="x", cases={"a": {"outcome": "declined"}, "b": {"outcome": "fail"}})
+    assert results.unshown(results.Finding("t", ("a", "b"), "declined"), r) == ["b"]

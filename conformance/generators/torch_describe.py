@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
+import json
 import math
 import re
 import sys
@@ -40,6 +41,20 @@ _SPARSE_COMPONENTS = {
 
 class Declined(Exception):
     """A loaded value that the description has no form for (spec/canonical.md#canonical-values)."""
+
+
+#: spec/canonical.md#canonical-node-budget: a description holds at most this many VALUE nodes and this many
+#: bytes of str/bytes text.  The numbers are torchfmt.limits' NODE_BUDGET and TEXT_BUDGET (this module never
+#: imports torchfmt; conformance/tests/test_torch_describe_budget.py checks they are equal).  What torch
+#: loads past them has no description: the describer declines it as soon as it knows, instead of writing
+#: gigabytes for a tuple or text bomb that torch loaded in a millisecond.
+NODE_BUDGET = 500_000
+TEXT_BUDGET = 1 << 28
+
+
+def _over_budget(what: str) -> str:
+    return (f"description past the canonical budget: torch loaded the file, and its description needs {what} "
+            "(spec/canonical.md#canonical-node-budget)")
 
 
 # -- format and loading ----------------------------------------------------------------------------
@@ -266,12 +281,21 @@ class Describer:
         #: the dtype of the dense tensors viewing each untyped storage (by ``_cdata``): a bare untyped
         #: storage beside such a view is that storage (spec/tensors.md#tensors-untyped-storage)
         self.view_dtypes: dict[int, torch.dtype] = {}
+        self.nodes = 0  # VALUE nodes emitted
+        self.text = 0  # bytes of JSON text their str and bytes values write
+        self.text_sizes: dict[int, int] = {}  # by id: a text bomb fetches one str again and again
 
     # pass 1
     def walk(self, root: Any) -> None:
+        """Every value as the description reaches it (immutable ones at each occurrence); each visit is one
+        node of the description, so more visits than NODE_BUDGET decline it (a tuple bomb ends here)."""
         stack = [root]
+        visits = 0
         while stack:
             v = stack.pop()
+            visits += 1
+            if visits > NODE_BUDGET:
+                raise Declined(_over_budget(f"more than {NODE_BUDGET} nodes"))
             if (isinstance(v, torch.Tensor) and v.layout == torch.strided and v.device.type != "meta"
                     and not v.is_quantized):
                 self.view_dtypes.setdefault(untyped_of_tensor(v)._cdata, v.dtype)
@@ -299,6 +323,14 @@ class Describer:
 
     # pass 2
     def emit(self, v: Any) -> dict[str, Any]:
+        """One node of the description, counted against NODE_BUDGET and, for text, TEXT_BUDGET."""
+        self.nodes += 1
+        if self.nodes > NODE_BUDGET:
+            raise Declined(_over_budget(f"more than {NODE_BUDGET} nodes"))
+        if isinstance(v, (str, bytes, bytearray)):
+            self.text += self._text_size(v)
+            if self.text > TEXT_BUDGET:
+                raise Declined(_over_budget(f"more than {TEXT_BUDGET} bytes of text"))
         if _is_shareable(v) and self.count[id(v)] > 1:
             if id(v) in self.ids:
                 return {"type": "ref", "id": self.ids[id(v)]}
@@ -307,6 +339,15 @@ class Describer:
             out["id"] = self.ids[id(v)]
             return out
         return self._value(v)
+
+    def _text_size(self, v: str | bytes | bytearray) -> int:
+        """Bytes ``v`` writes as JSON text, quotes included, ASCII escapes (walk.json_text_size's rule)."""
+        size = self.text_sizes.get(id(v))
+        if size is None:
+            size = 2 * len(v) + 2 if isinstance(v, (bytes, bytearray)) else len(json.dumps(v))
+            self.text_sizes[id(v)] = size
+            self.keep.append(v)
+        return size
 
     def _items(self, pairs: Any) -> list[list[dict[str, Any]]]:
         return [[self.emit(k), self.emit(x)] for k, x in pairs]
@@ -351,6 +392,7 @@ class Describer:
             return {"type": "object", "class": "builtins.complex",
                     "args": [self.emit(v.real), self.emit(v.imag)], "state": None}
         if isinstance(v, ScriptObject):
+            self.nodes += 1  # the state dict, a node the walk does not reach as a value
             state = {"type": "dict", "items": self._items(v.state.items())}
             return {"type": "object", "class": v.class_name, "args": [], "state": state}
         if type(v).__name__ == "StorageType":  # a bare storage class, as torch's unpickler loads one

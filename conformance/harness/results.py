@@ -10,7 +10,8 @@ make it).  A committed case the reader's last run did not see is counted as *not
 Findings are what a reader's users should know, each a sentence with the case ids that show it:
 ``conformance/adapters/<name>/findings.yaml`` (folder adapters) or
 ``conformance/adapters/<name>.findings.yaml`` (single-file ones), a list of ``{finding: str, cases: [id,
-...]}``.  A finding is *shown* by a run when every case it names failed for that reader.
+...], outcome: fail|declined}`` (``outcome`` defaults to ``fail``).  A finding is *shown* by a run when
+every case it names has that outcome for that reader.
 """
 
 from __future__ import annotations
@@ -77,10 +78,17 @@ def save(results: ReaderResults) -> None:
     path_of(results.reader).write_text(results.to_json(), encoding="utf-8")
 
 
+#: What shows a finding: its cases fail for the reader, or (``outcome: declined``) the reader's adapter
+#: declines them, as the torch adapters decline a file torch loads whose description is past the
+#: canonical budget (spec/canonical.md#canonical-node-budget).
+FINDING_OUTCOMES = ("fail", "declined")
+
+
 @dataclass(frozen=True)
 class Finding:
     text: str
     cases: tuple[str, ...]
+    outcome: str = "fail"
 
 
 def findings_path(reader: str) -> Path:
@@ -98,16 +106,20 @@ def findings(reader: str) -> list[Finding]:
         raise ValueError(f"{p}: a list of {{finding, cases}} is expected")
     out = []
     for i, item in enumerate(doc):
-        if not (isinstance(item, dict) and set(item) == {"finding", "cases"}
+        keys = set(item) if isinstance(item, dict) else set()
+        if not ({"finding", "cases"} <= keys <= {"finding", "cases", "outcome"}
                 and isinstance(item["finding"], str) and item["finding"].strip()
                 and isinstance(item["cases"], list) and item["cases"]
-                and all(isinstance(c, str) for c in item["cases"])):
+                and all(isinstance(c, str) for c in item["cases"])
+                and item.get("outcome", "fail") in FINDING_OUTCOMES):
             raise ValueError(f"{p}: item {i} needs exactly a non-empty 'finding' and a list of case ids "
-                             "'cases'")
-        out.append(Finding(" ".join(item["finding"].split()), tuple(item["cases"])))
+                             f"'cases', and optionally an 'outcome' of {FINDING_OUTCOMES}")
+        out.append(Finding(" ".join(item["finding"].split()), tuple(item["cases"]),
+                           item.get("outcome", "fail")))
     return out
 
 
 def unshown(finding: Finding, results: ReaderResults) -> list[str]:
-    """The cases of ``finding`` that did not fail for the reader (empty: the run shows the finding)."""
-    return [c for c in finding.cases if results.cases.get(c, {}).get("outcome") != "fail"]
+    """The cases of ``finding`` whose outcome for the reader is not the finding's (empty: the run shows
+    the finding)."""
+    return [c for c in finding.cases if results.cases.get(c, {}).get("outcome") != finding.outcome]
