@@ -1,5 +1,6 @@
-"""Running real Lua Torch for the generators (``../luatorch``, or ``$TORCHFMT_LUATORCH``: torch7 @814ea4a on
-LuaJIT 2.1 with nn and tds, built by ``../shared/tools/lua-torch/build.sh``).
+"""Running real Lua Torch for the generators: the prefix the ``lua-torch`` adapter's setup builds (torch7
+@814ea4a on LuaJIT 2.1 with nn, nngraph and tds, by ``../shared/tools/lua-torch/build.sh``) or the one
+``$TORCHFMT_LUA_TORCH`` names, as the adapter's ``run.PREFIX`` says: one place for it.
 
 :func:`read` loads a file with ``lua_describe.lua`` (``File:readObject`` with given settings, every object
 until the end of the file) and returns what Lua loaded, or why it refused; :func:`run` evaluates a Lua
@@ -12,13 +13,16 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-PREFIX = Path(os.environ.get("TORCHFMT_LUATORCH", ROOT.parent / "luatorch"))
+sys.path.insert(0, str(ROOT / "conformance" / "adapters" / "lua-torch"))
+from run import PREFIX  # noqa: E402  (the adapter's: where setup built Lua Torch, or $TORCHFMT_LUA_TORCH)
+
 DESCRIBE = Path(__file__).resolve().parent / "lua_describe.lua"
 #: lua_describe.lua as Lua names it, wherever the checkout lies (LuaJIT shortens a long chunk name to
 #: ``...`` and its tail): one spelling, so a case's note does not depend on the checkout's path.

@@ -2,10 +2,10 @@
 
 Every case is a small stream built here from the grammar of spec/t7.md (or, for ``torch.serialize``, the
 bytes real Lua Torch returns), named ``t7-binary/spec-*`` or ``t7-ascii/spec-*``.  Each file is read by
-real Lua Torch (``../luatorch``, or ``$TORCHFMT_LUATORCH``: torch7 @814ea4a on LuaJIT 2.1, nn and tds,
-built by ``../shared/tools/lua-torch/build.sh``) with ``lua_describe.lua``: ``File:readObject`` with the
-case's mode, long size and byte order, every object until the end of the file.  Its verdict is recorded
-in the case's notes:
+real Lua Torch (the lua-torch adapter's prefix, or ``$TORCHFMT_LUA_TORCH``: torch7 @814ea4a on LuaJIT 2.1,
+nn and tds, built by ``../shared/tools/lua-torch/build.sh``) with ``lua_describe.lua``:
+``File:readObject`` with the case's mode, long size and byte order, every object until the end of the
+file.  Its verdict is recorded in the case's notes:
 
 - an ``accept`` case is one Lua Torch loads; its ``expected.json`` is made from what Lua Torch loaded
   (:func:`canonical`): values, sizes, strides, offsets and element bytes as Lua reports them.  Only the

@@ -5,9 +5,9 @@ time, units on every figure, duplicate storages found without reading what tells
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,10 @@ from torchfmt.tools.inspect import inspect, render
 
 torch = pytest.importorskip("torch")
 
-LUATORCH = Path(os.environ.get("TORCHFMT_LUATORCH", "/work/luatorch"))
+#: Real Lua Torch: the prefix the lua-torch adapter's setup builds, or $TORCHFMT_LUA_TORCH (its run.PREFIX).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "conformance" / "adapters" / "lua-torch"))
+from run import PREFIX as LUATORCH  # noqa: E402
+
 LUA_FLAT = """
 require 'torch'; require 'nn'
 torch.manualSeed(1)
@@ -36,7 +39,7 @@ def lua_flat_model(tmp_path: Path) -> Path:
     """A model whose parameters and gradients Lua Torch's getParameters made two flat storages, saved
     by real Lua Torch after a training step."""
     if not (LUATORCH / "env.sh").exists() or shutil.which("bash") is None:
-        pytest.skip("real Lua Torch is not built here (/work/luatorch)")
+        pytest.skip(f"real Lua Torch is not built here ({LUATORCH})")
     script = tmp_path / "flat.lua"
     script.write_text(LUA_FLAT)
     out = tmp_path / "flat.t7"
