@@ -11,7 +11,8 @@ The rules of the contract, applied while walking both documents together:
   walking; a ``ref`` and the node that defines its id denote the same object, so where the full copy
   is written does not matter, but a shared object against an unshared copy is a difference
   (spec/canonical.md#canonical-sharing);
-- fields starting with ``_`` are ignored, ``description_version`` is informative, an optional field at
+- fields starting with ``_`` are ignored, ``description_version`` may be absent but if present must be
+  the integer 0 (the version these rules compare), an optional field at
   its default (``parameter: false``, ``attrs: {}``) equals its absence, any other one-sided field is a
   difference;
 - a partial comparison (a reader whose adapter.yaml lists ``unexpressed`` fields, harness/readers.py)
@@ -40,7 +41,8 @@ FLOAT_FIELDS = frozenset({("float", "value"), ("quantized_tensor", "scale")})
 INT_FIELDS = frozenset({("int", "value")})
 #: Node types whose ``storage`` field is a storage id.
 STORAGE_HOLDERS = frozenset({"tensor", "quantized_tensor", "storage"})
-IGNORED_TOP = frozenset({"description_version"})
+#: The top-level member naming the description's version: absent, or the one version these rules compare.
+VERSION_KEY, VERSION = "description_version", 0
 
 _DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+(\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)([pP][+-]?\d+)?")
@@ -263,7 +265,14 @@ class _Comparator:
     # -- the walk ---------------------------------------------------------------------------------
     def document(self, expected: dict[str, Any], actual: dict[str, Any]) -> None:
         for k in sorted(set(expected) | set(actual)):
-            if k.startswith("_") or k in IGNORED_TOP or k in self.ignore:
+            if k == VERSION_KEY:
+                for side, doc in (("expected", expected), ("actual", actual)):
+                    v = doc.get(k, VERSION)
+                    if type(v) is not int or v != VERSION:
+                        self.diff(f"$.{k}", f"the {side} description is version {json.dumps(v)}, "
+                                            f"not {VERSION}")
+                continue
+            if k.startswith("_") or k in self.ignore:
                 continue
             if k not in actual:
                 self.diff(f"$.{k}", "missing from the actual description")

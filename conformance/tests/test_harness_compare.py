@@ -233,14 +233,21 @@ def test_ints_compare_as_integers_and_scalars_keep_their_json_type() -> None:
     assert compare(doc({"type": "int", "value": "1"}), doc(f("1"))) != []
 
 
-def test_notes_version_and_defaults_are_not_differences() -> None:
+def test_notes_an_absent_version_and_defaults_are_not_differences() -> None:
     expected = doc(tensor(None), {"type": "ordered_dict", "items": []})
     actual = doc({**tensor(None), "parameter": False, "_note": "x"},
                  {"type": "ordered_dict", "items": [], "attrs": {}})
-    actual["description_version"] = 9
+    del actual["description_version"]
     actual["_loaded_with"] = "anything"
     assert compare(expected, actual) == []
     assert compare(actual, expected) == []
+
+
+@pytest.mark.parametrize("version", [1, 9, "0", False, 0.0, None])
+def test_a_description_of_another_version_differs(version: object) -> None:
+    """spec/canonical.md#canonical-document: version 0 is what these rules compare."""
+    actual = {**doc(tensor(None)), "description_version": version}
+    assert paths(doc(tensor(None)), actual) == ["$.description_version"]
 
 
 def test_one_sided_fields_differ() -> None:
