@@ -276,6 +276,20 @@ def stricter_cases() -> list[AdvCase]:
          "torch cuts the view with a slice of the storage, which stops at the storage's end, and loads a "
          "view of 3 elements where the id says 5; the spec requires a view to lie inside its storage",
          fmt="pt-legacy")
+    back_pid = (a.tuple_(a.binunicode("storage"), G("torch", "FloatStorage"), a.binunicode("0"),
+                         a.binunicode("cpu"), a.integer(3),
+                         a.tuple_(a.binunicode("0v"), a.integer(-2), a.integer(1))) + pickle.BINPERSID)
+    case("legacy-view-bounds", "stricter-legacy-view-negative-offset",
+         wrap.in_legacy(a.program(_doc(("x", _v2(back_pid, (1,), (1,))))), ["0"],
+                        wrap.storage_record(3, F32)),
+         ["out-of-bounds"], ["pickle-persistent-id", "pickle-reduce"],
+         ["pt-legacy.md#pt-legacy-persistent-id"],
+         "a legacy stream whose persistent id names the view ('0v', -2, 1) of its 3-element storage '0'; the "
+         "tensor views its one element",
+         "torch cuts the view with a Python slice of the storage's bytes, so a negative offset counts from "
+         "the storage's end and the view is element 1 (('0v', -1, 1) makes an empty slice, which torch "
+         "refuses); the spec requires a view to lie inside its storage, offset 0 or more",
+         fmt="pt-legacy")
     magic = raw[spans[0][0]:spans[0][1]]
     assert magic[:1] == pickle.PROTO and magic[2:3] == pickle.LONG1, magic[:4]
     case("detect-first-bytes", "stricter-legacy-magic-after-mark",
