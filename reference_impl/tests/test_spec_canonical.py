@@ -36,6 +36,7 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 sys.path.insert(0, str(ROOT / "conformance"))
 
 from harness import runner, vocabulary  # noqa: E402
+from harness.expected import read_expected_bytes  # noqa: E402
 
 
 def _requirement(anchor: str, text: str = CANONICAL) -> str:
@@ -195,12 +196,12 @@ def _expected_documents() -> list[Path]:
     paths = sorted(CORPUS.rglob("*.expected.json")) if CORPUS.is_dir() else []
     cases = ROOT / "conformance" / "cases"
     for case in sorted(cases.rglob("case.yaml")):
-        paths.extend(sorted(p for p in case.parent.glob("*.json")))
+        paths.extend(sorted(p for p in case.parent.iterdir() if p.name.endswith((".json", ".json.gz"))))
     return paths
 
 
 with recursion_limit(20_000):  # the spec-nesting-* cases nest 1,024 levels (spec/t7.md#t7-limits)
-    EXPECTED = [(p, json.loads(p.read_text(encoding="utf-8"))) for p in _expected_documents()]
+    EXPECTED = [(p, json.loads(read_expected_bytes(p))) for p in _expected_documents()]
 DESCRIPTIONS = [(p, d) for p, d in EXPECTED if isinstance(d, dict) and "error" not in d]
 
 
