@@ -232,6 +232,19 @@ def test_the_corpus_and_the_cases_have_descriptions_to_check() -> None:
     assert len(DESCRIPTIONS) >= 100
 
 
+def test_every_expected_description_keeps_to_the_node_budget_and_one_fills_it() -> None:
+    """canonical-node-budget: every description of the suite holds at most NODE_BUDGET VALUE nodes (every
+    object with a ``type``, component tensors included), and pt-zip/adv-edge-nodes-500000-sparse holds
+    exactly that many, with a sparse COO tensor among them (a reader that counted its absent compressed
+    parts would reject it)."""
+    sizes = {path: sum(1 for _ in _values(doc.get("objects"))) for path, doc in DESCRIPTIONS}
+    assert max(sizes.values()) == NODE_BUDGET.value
+    at_budget = [p for p, n in sizes.items() if n == NODE_BUDGET.value]
+    assert [p.parent.name for p in at_budget] == ["adv-edge-nodes-500000-sparse"], at_budget
+    doc = dict(DESCRIPTIONS)[at_budget[0]]
+    assert [v["layout"] for v in _values(doc["objects"]) if v["type"] == "sparse_tensor"] == ["sparse_coo"]
+
+
 def test_every_expected_value_has_the_fields_the_value_table_gives() -> None:
     table = _value_table()
     problems = set()
