@@ -1,5 +1,5 @@
 """Writing one generated case folder: the file, its ``case.yaml`` (the schema: conformance/README.md) and,
-for an accept case, ``expected.json``.
+for an accept case, ``expected.json`` (``expected.json.gz`` above :data:`GZIP_ABOVE` bytes).
 
 Shared by the generators (torch_pt.py, rejects.py, adversarial/record.py), so that their files are dumped
 one way.
@@ -7,6 +7,7 @@ one way.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import shutil
@@ -31,11 +32,29 @@ def dump_json(node: Any, indent: str = "") -> str:
     return f"{ends[0]}\n{body}\n{indent}{ends[1]}" + ("\n" if not indent else "")
 
 
+#: Bytes of expected.json text above which a generator writes ``expected.json.gz`` instead (gzip, no
+#: name and no time in its header, so the bytes repeat); conformance/harness/expected.py reads both.
+GZIP_ABOVE = 1 << 20
+
+
+def write_expected(folder: Path, expected: dict[str, Any]) -> str:
+    """Write ``expected`` into ``folder`` as ``expected.json``, or gzip-compressed as ``expected.json.gz``
+    when its text is longer than :data:`GZIP_ABOVE` bytes; the name written (case.yaml
+    ``expect: description:``)."""
+    text = dump_json(expected).encode("utf-8")
+    name = "expected.json" if len(text) <= GZIP_ABOVE else "expected.json.gz"
+    for old in {"expected.json", "expected.json.gz"} - {name}:  # left by an earlier run
+        (folder / old).unlink(missing_ok=True)
+    (folder / name).write_bytes(text if name == "expected.json" else gzip.compress(text, 9, mtime=0))
+    return name
+
+
 def write_case_folder(
     folder: Path, file: str, data: bytes, case: dict[str, Any], expected: dict[str, Any] | None = None
 ) -> None:
     """Replace ``folder`` with one holding ``file`` (the bytes ``data``), ``case.yaml`` (``case``, keys in
-    the order given) and, when given, ``expected.json`` (``expected``).  Lua Torch's verdict on the file
+    the order given) and, when given, the expected description ``expected`` (:func:`write_expected`,
+    whose file name case.yaml's ``expect: description:`` then holds).  Lua Torch's verdict on the file
     (case.yaml ``lua``, written by conformance/lua_verdicts.py) is kept while the bytes are the ones it
     judged."""
     case = dict(case, **kept_lua_verdict(folder, data))
@@ -45,10 +64,10 @@ def write_case_folder(
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     (folder / file).write_bytes(data)
+    if expected is not None:
+        case["expect"] = {**case["expect"], "description": write_expected(folder, expected)}
     text = yaml.safe_dump(case, sort_keys=False, width=100, allow_unicode=True)
     (folder / "case.yaml").write_text(text, encoding="utf-8")
-    if expected is not None:
-        (folder / "expected.json").write_text(dump_json(expected), encoding="utf-8")
 
 
 def kept_lua_verdict(folder: Path, data: bytes) -> dict[str, Any]:

@@ -39,6 +39,7 @@ import yaml
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # conformance/, when run as a script
 from generators.case_folder import write_case_folder  # noqa: E402
+from harness.expected import read_expected_bytes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"
@@ -143,7 +144,7 @@ def pt_source(fmt: str) -> Source:
         if meta.get("category") != "accept" or not writer.startswith("torch") or not isinstance(desc, str):
             continue
         try:
-            expected = json.loads((path.parent / desc).read_text(encoding="utf-8"))
+            expected = json.loads(read_expected_bytes(path.parent / desc))
         except (OSError, ValueError):
             continue
         if _single_float_tensor(expected):

@@ -42,8 +42,10 @@ import torch
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # conformance/: harness.expected
 import torch_describe as td  # noqa: E402
-from case_folder import dump_json  # noqa: E402
+from case_folder import write_expected  # noqa: E402
+from harness.expected import read_expected_bytes  # noqa: E402
 
 GENERATOR = "conformance/generators/torch_pt.py"
 ROOT = Path(__file__).resolve().parents[2]
@@ -1063,9 +1065,8 @@ def write_case(r: Recipe, fmt: str, out: Path, vocab: set[str]) -> str:
         "features": sorted(feats),
         "spec": anchors(feats, fmt, r),
         "provenance": {"writer": writer_string(), "generator": GENERATOR, "notes": "; ".join(notes)},
-        "expect": {"description": "expected.json"},
+        "expect": {"description": write_expected(folder, desc)},
     }
-    (folder / "expected.json").write_text(dump_json(desc), encoding="utf-8")
     (folder / "case.yaml").write_text(yaml.safe_dump(case, sort_keys=False, width=110, allow_unicode=False),
                                       encoding="utf-8")
     return "kept" if kept else "written"
@@ -1137,14 +1138,15 @@ def _first_difference(a: Any, b: Any, path: str = "$") -> str | None:
 
 
 def check(cases: Path) -> int:
-    """Load every case this generator wrote with the running torch and compare with expected.json."""
+    """Load every case this generator wrote with the running torch and compare with its expected
+    description."""
     agree, disagree = 0, []
     for case_yaml in sorted(cases.glob("pt-*/*/case.yaml")):
         meta = yaml.safe_load(case_yaml.read_text(encoding="utf-8"))
         if meta.get("provenance", {}).get("generator") != GENERATOR:
             continue
         folder = case_yaml.parent
-        expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+        expected = json.loads(read_expected_bytes(folder / meta["expect"]["description"]))
         try:
             mine = describe_file(folder / meta["file"], meta["format"])
         except Exception as e:

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from . import strict_json
+from .expected import ExpectedError, load_expected
 from .vocabulary import (
     ANCHOR_RE,
     CATEGORIES,
@@ -257,8 +258,8 @@ def load_case(folder: Path) -> Case:
             p.append(f"expect.description {desc!r} must name a file in the case folder")
         else:
             try:
-                doc = strict_json.loads((folder / desc).read_bytes())
-            except strict_json.JSONError as e:
+                doc = load_expected(folder / desc)
+            except (ExpectedError, strict_json.JSONError) as e:
                 p.append(f"{desc}: {e}")
             else:
                 more = _check_description_doc(doc, str(fmt))
@@ -536,8 +537,8 @@ def _read_corpus(root: Path, metadata: dict[str, Any]) -> list[Case]:
                 case.problems.append(f"{expected.name} has no file {name} beside it")
                 continue
             try:
-                doc = strict_json.loads(expected.read_bytes())
-            except strict_json.JSONError as e:
+                doc = load_expected(expected)
+            except (ExpectedError, strict_json.JSONError) as e:
                 case.problems.append(f"{expected.name}: {e}")
                 continue
             if not isinstance(doc, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gzip
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 import yaml
 from harness import vocabulary
 from harness.cases import _provenance_hints, committed_cases, corpus_cases, load_case
+from harness.expected import ExpectedError, read_expected_bytes
 
 DESCRIPTION = {"description_version": 0, "format": "t7-binary", "objects": [{"type": "nil"}], "storages": {}}
 
@@ -91,6 +93,71 @@ def test_expected_description_is_checked(tmp_path: Path) -> None:
     assert any("non-standard" in p for p in load_case(folder).problems)
     (folder / "expected.json").write_text('{"error": "could not load"}')
     assert any("error document" in p for p in load_case(folder).problems)
+
+
+def _gzipped(folder: Path, data: bytes) -> None:
+    (folder / "expected.json").unlink()
+    (folder / "expected.json.gz").write_bytes(data)
+
+
+def test_a_gzipped_expected_description_is_read_as_the_plain_one(tmp_path: Path) -> None:
+    text = json.dumps({**DESCRIPTION, "objects": [{"type": "nil"}] * 3}).encode()
+    folder = write_case(tmp_path, good(expect={"description": "expected.json.gz"}))
+    _gzipped(folder, gzip.compress(text, mtime=0))
+    case = load_case(folder)
+    assert case.problems == [] and case.description == json.loads(text)
+    assert read_expected_bytes(folder / "expected.json.gz") == text
+    (folder / "expected.json.gz").write_bytes(gzip.compress(text.replace(b"}", b"} ") + b"NaN"))
+    assert any(p.startswith("expected.json.gz: ") for p in load_case(folder).problems)  # strict JSON still
+    # the name says which: gzip bytes in expected.json are no JSON
+    plain = write_case(tmp_path, good(id="t7-binary/p"), name="p")
+    (plain / "expected.json").write_bytes(gzip.compress(text))
+    assert any("expected.json: " in p for p in load_case(plain).problems)
+
+
+@pytest.mark.parametrize("make,problem", [
+    (lambda text: gzip.compress(text)[:-9], "cut short"),
+    (lambda text: gzip.compress(text)[:-4] + b"\0\0\0\0", "not a gzip stream"),  # the length is wrong
+    (lambda text: b"\x1f\x8b" + text, "not a gzip stream"),
+    (lambda text: text, "not a gzip stream"),
+    (lambda text: gzip.compress(text) + gzip.compress(text), "bytes after"),
+    (lambda text: gzip.compress(text + b" " * (64 << 20)), "more than 67108864 bytes"),
+    (lambda text: b"", "cut short"),
+])
+def test_a_corrupt_or_oversized_gzip_is_a_problem(tmp_path: Path, make: Any, problem: str) -> None:
+    folder = write_case(tmp_path, good(expect={"description": "expected.json.gz"}))
+    _gzipped(folder, make(json.dumps(DESCRIPTION).encode()))
+    case = load_case(folder)
+    assert case.description is None
+    assert any(p.startswith("expected.json.gz: ") and problem in p for p in case.problems), case.problems
+
+
+def test_the_bound_holds_for_a_bomb_and_a_plain_file(tmp_path: Path) -> None:
+    """A gzip bomb is inflated no further than the bound (64 KiB compress to about 100 bytes here), and a
+    plain file is read no further either."""
+    bomb = tmp_path / "expected.json.gz"
+    bomb.write_bytes(gzip.compress(b" " * (1 << 16)))
+    with pytest.raises(ExpectedError, match="decompresses to more than 4096 bytes"):
+        read_expected_bytes(bomb, limit=4096)
+    assert len(read_expected_bytes(bomb, limit=1 << 16)) == 1 << 16
+    plain = tmp_path / "expected.json"
+    plain.write_bytes(b" " * 4097)
+    with pytest.raises(ExpectedError, match="more than 4096 bytes"):
+        read_expected_bytes(plain, limit=4096)
+
+
+def test_the_generators_write_gzip_above_the_threshold_only(tmp_path: Path) -> None:
+    from generators.case_folder import GZIP_ABOVE, write_case_folder
+
+    small = {**DESCRIPTION}
+    large = {**DESCRIPTION, "objects": [{"type": "string", "value": "x" * 100}] * (GZIP_ABOVE // 100)}
+    for name, doc, written in (("s", small, "expected.json"), ("l", large, "expected.json.gz")):
+        folder = tmp_path / "t7-binary" / name
+        write_case_folder(folder, "data.t7", b"\0\0\0\0", good(id=f"t7-binary/{name}"), doc)
+        assert sorted(p.name for p in folder.iterdir()) == sorted(["case.yaml", "data.t7", written])
+        case = load_case(folder)
+        assert case.problems == [] and case.description == doc
+    assert (tmp_path / "t7-binary" / "l" / "expected.json.gz").read_bytes()[4:8] == b"\0\0\0\0"  # mtime 0
 
 
 def test_hints_are_for_t7_only(tmp_path: Path) -> None:

@@ -338,8 +338,8 @@ def test_unordered_keys_cost_what_the_document_holds(monkeypatch: pytest.MonkeyP
     spelled out whole at every level wrote each subtree once per level above it: 4,090 dumps, seconds)."""
     import harness.compare as module
 
-    doc = json.loads((next(c for c in committed_cases() if c.id == "t7-binary/spec-nesting-tables-1024")
-                      .path.parent / "expected.json").read_text(encoding="utf-8"))
+    doc = next(c for c in committed_cases() if c.id == "t7-binary/spec-nesting-tables-1024").description
+    assert doc is not None
     written = [0]
     real = json.dumps
 

@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "ksy" / "generated"))
 
 import kaitai_reader  # noqa: E402
 from harness.compare import compare  # noqa: E402
+from harness.expected import load_expected  # noqa: E402
 from harness.readers import resolve  # noqa: E402
 from kaitai import facts, rebuild  # noqa: E402
 from kaitai.failure import Decline, Reject  # noqa: E402
@@ -112,7 +113,7 @@ def _accept_cases(fmt: str, limit: int) -> list[str]:
                          + _accept_cases("pt-legacy", 4) + _accept_cases("pt-torchscript", 2))
 def test_description_equals_the_writers(case_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path, spec = _case(case_id)
-    expected = json.loads((path.parent / spec["expect"]["description"]).read_text(encoding="utf-8"))
+    expected = load_expected(path.parent / spec["expect"]["description"])
     got = _read(path, spec.get("hints", {}), monkeypatch)
     assert compare(expected, got) == []
 

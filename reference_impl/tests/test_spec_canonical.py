@@ -36,6 +36,7 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 sys.path.insert(0, str(ROOT / "conformance"))
 
 from harness import runner, vocabulary  # noqa: E402
+from harness.expected import read_expected_bytes  # noqa: E402
 
 
 def _requirement(anchor: str, text: str = CANONICAL) -> str:
@@ -195,12 +196,12 @@ def _expected_documents() -> list[Path]:
     paths = sorted(CORPUS.rglob("*.expected.json")) if CORPUS.is_dir() else []
     cases = ROOT / "conformance" / "cases"
     for case in sorted(cases.rglob("case.yaml")):
-        paths.extend(sorted(p for p in case.parent.glob("*.json")))
+        paths.extend(sorted(p for p in case.parent.iterdir() if p.name.endswith((".json", ".json.gz"))))
     return paths
 
 
 with recursion_limit(20_000):  # the spec-nesting-* cases nest 1,024 levels (spec/t7.md#t7-limits)
-    EXPECTED = [(p, json.loads(p.read_text(encoding="utf-8"))) for p in _expected_documents()]
+    EXPECTED = [(p, json.loads(read_expected_bytes(p))) for p in _expected_documents()]
 DESCRIPTIONS = [(p, d) for p, d in EXPECTED if isinstance(d, dict) and "error" not in d]
 
 
@@ -229,6 +230,19 @@ def _value_table() -> dict[str, tuple[set[str], set[str]]]:
 
 def test_the_corpus_and_the_cases_have_descriptions_to_check() -> None:
     assert len(DESCRIPTIONS) >= 100
+
+
+def test_every_expected_description_keeps_to_the_node_budget_and_one_fills_it() -> None:
+    """canonical-node-budget: every description of the suite holds at most NODE_BUDGET VALUE nodes (every
+    object with a ``type``, component tensors included), and pt-zip/adv-edge-nodes-500000-sparse holds
+    exactly that many, with a sparse COO tensor among them (a reader that counted its absent compressed
+    parts would reject it)."""
+    sizes = {path: sum(1 for _ in _values(doc.get("objects"))) for path, doc in DESCRIPTIONS}
+    assert max(sizes.values()) == NODE_BUDGET.value
+    at_budget = [p for p, n in sizes.items() if n == NODE_BUDGET.value]
+    assert [p.parent.name for p in at_budget] == ["adv-edge-nodes-500000-sparse"], at_budget
+    doc = dict(DESCRIPTIONS)[at_budget[0]]
+    assert [v["layout"] for v in _values(doc["objects"]) if v["type"] == "sparse_tensor"] == ["sparse_coo"]
 
 
 def test_every_expected_value_has_the_fields_the_value_table_gives() -> None:

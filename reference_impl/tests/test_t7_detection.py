@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"
 sys.path.insert(0, str(ROOT / "conformance"))
 from harness.compare import compare  # noqa: E402
+from harness.expected import case_expected, case_expected_file  # noqa: E402
 
 # The real files that read completely with either long size; only the 8-byte reading gives the one
 # object torch.save writes (spec/t7.md#t7-detect).
@@ -35,7 +36,7 @@ def _golden() -> list[Path]:
     out = []
     for folder in sorted(CASES.glob("t7-*/*")):
         case = folder / "case.yaml"
-        if (folder / "expected.json").is_file() and case.is_file() and "category: accept" in case.read_text():
+        if case.is_file() and "category: accept" in case.read_text() and case_expected_file(folder):
             out.append(folder)
     return out
 
@@ -48,7 +49,7 @@ def _case(folder: Path) -> tuple[bytes, dict[str, Any], dict[str, Any]]:
 
     meta = yaml.safe_load((folder / "case.yaml").read_text())
     data = (folder / meta["file"]).read_bytes()
-    return data, meta.get("hints", {}), json.loads((folder / "expected.json").read_text())
+    return data, meta.get("hints", {}), case_expected(folder)
 
 
 def test_the_golden_cases_are_there() -> None:

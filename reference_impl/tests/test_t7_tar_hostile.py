@@ -8,7 +8,6 @@ tests check the answers.
 from __future__ import annotations
 
 import io
-import json
 import sys
 import tarfile
 from pathlib import Path
@@ -29,6 +28,7 @@ from torchfmt.t7.reader import ObjectReader, _check_described_depth, _is_lua_num
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "conformance"))
 from harness.compare import compare  # noqa: E402
+from harness.expected import case_expected  # noqa: E402
 
 ASCII_CASE = ROOT / "conformance" / "cases" / "t7-ascii" / "ascii-tensor-float-2x3"
 
@@ -59,7 +59,7 @@ def test_a_megabyte_of_digits_is_a_class_name_not_a_version() -> None:
 
 def _ascii_case() -> tuple[bytes, dict]:
     data = (ASCII_CASE / "ascii_tensor_float_2x3.t7").read_bytes()
-    return data, json.loads((ASCII_CASE / "expected.json").read_text())
+    return data, case_expected(ASCII_CASE)
 
 
 def test_leading_zeros_are_not_digits_that_count() -> None:

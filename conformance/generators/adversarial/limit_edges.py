@@ -1,16 +1,20 @@
 """The budgets of spec/canonical.md#canonical-node-budget and pickle.md#pickle-limits at their edges: a
-description of exactly 500,001 VALUE nodes, bytes text four bytes a copy past the text budget, tensors
-holding exactly 4 times their storages' elements plus 16,777,216 and one more, a value nested exactly
-1,000 deep.  Each pickle sits in torch's zip container as ``archive/data.pkl``; the accept cases' expectation
-is torch's description of what ``weights_only=True`` loads (torchcheck)."""
+description of exactly 500,000 VALUE nodes (a file torch.save wrote, a sparse COO tensor among them) and
+of 500,001, bytes text four bytes a copy past the text budget, tensors holding exactly 4 times their
+storages' elements plus 16,777,216 and one more.  Each hand-made pickle sits in torch's zip container as
+``archive/data.pkl``; the accept cases' expectation is torch's description of what ``weights_only=True``
+loads (torchcheck)."""
 
 from __future__ import annotations
 
+import io
 import pickle
+from functools import cache
 
 from . import assemble as a
 from . import rawzip, sources, wrap
-from .record import AdvCase
+from .pickle_bounds import MAX_NODES
+from .record import AdvCase, Source
 
 GEN = "limit_edges.py"
 BUDGET = "canonical.md#canonical-node-budget"
@@ -41,19 +45,56 @@ def _expanded_views(*numels: int) -> bytes:
     return rawzip.build(members)
 
 
+#: The list torch saves for the case at the node budget: a sparse COO tensor (3 nodes: itself, its indices
+#: and its values), one tuple of TUPLE_NONES Nones TUPLES times (torch's pickler memoizes it: written once,
+#: fetched again by BINGET; a tuple is written in full at every occurrence, canonical-sharing) and NONES
+#: Nones, with the list itself 1 + 3 + 499 x 1,000 + 996 = 500,000 nodes.
+TUPLE_NONES, TUPLES = 999, 499
+NONES = MAX_NODES - 1 - 3 - TUPLES * (1 + TUPLE_NONES)
+SPARSE_AT_BUDGET = (
+    "torch.save([torch.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.5]]).to_sparse(), *[(None,) * "
+    f"{TUPLE_NONES}] * {TUPLES}, *[None] * {NONES}], f)"
+)
+
+
+@cache
+def sparse_at_budget() -> Source:
+    """The file torch writes for :data:`SPARSE_AT_BUDGET` (torch's bytes unchanged: its zip records are
+    reproducible, the serialization_id derived from the content)."""
+    import torch
+
+    coo = torch.tensor([[0.0, 2.0, 0.0], [3.0, 0.0, 4.5]]).to_sparse()
+    buf = io.BytesIO()
+    torch.save([coo, *[(None,) * TUPLE_NONES] * TUPLES, *[None] * NONES], buf)
+    return Source(buf.getvalue(), f"the file written by {SPARSE_AT_BUDGET}, unchanged",
+                  f"torch {torch.__version__}")
+
+
 def limit_edge_cases() -> list[AdvCase]:
     out: list[AdvCase] = []
 
     def case(name: str, data: bytes, errors: list[str], feats: list[str], spec: list[str], how: str,
-             protocol: int = 2) -> None:
+             protocol: int = 2, source: Source | None = None) -> None:
         out.append(AdvCase(f"pt-zip/adv-edge-{name}", data, errors,
                            ["zip-archive", f"pickle-protocol-{protocol}", *feats],
-                           [*spec, "pt-zip.md#pt-zip-data-pkl"], how, sources.zip_source(), GEN,
+                           [*spec, "pt-zip.md#pt-zip-data-pkl"], how, source or sources.zip_source(), GEN,
                            category="reject" if errors else "accept", why_stricter=WHY if errors else ""))
 
     def in_zip(body: bytes, protocol: int = 2) -> bytes:
         return wrap.in_zip(a.program(body, protocol), drop=NO_STORAGE)
 
+    written = sparse_at_budget()
+    case("nodes-500000-sparse", written.data, [],
+         ["adv-expansion-bomb", "sparse-coo", "dtype-float32", "dtype-int64", "contiguous", "pickle-list",
+          "pickle-memo", "pickle-tuple", "pickle-persistent-id", "pickle-reduce"],
+         [BUDGET, "pickle.md#pickle-limits", "canonical.md#canonical-sharing",
+          "canonical.md#canonical-sparse", "tensors.md#tensors-sparse", "pickle.md#pickle-memo",
+          "pickle.md#pickle-persistent-id", "pt-zip.md#pt-zip-storage-records"],
+         f"The case's file is that file byte for byte. Its description holds exactly {MAX_NODES:,} VALUE "
+         f"nodes, the budget: the list, the sparse_tensor with its indices and values tensors (3), {TUPLES} "
+         f"copies of the memoized tuple of {TUPLE_NONES} Nones ({TUPLES} x {1 + TUPLE_NONES:,}) and {NONES} "
+         "Nones. A reader that also counted the compressed layouts' parts a COO tensor lacks would count "
+         f"{MAX_NODES + 2:,} and reject it", source=written)
     nones = pickle.MARK + pickle.NONE * 999 + pickle.TUPLE
     case("nodes-500001", in_zip(_referenced(nones, 500)), ["limit-exceeded"],
          ["adv-expansion-bomb", "pickle-memo", "pickle-tuple"], [BUDGET, "pickle.md#pickle-limits"],
