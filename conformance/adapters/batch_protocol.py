@@ -19,16 +19,37 @@ import sys
 import traceback
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
+from typing import Any
 
 #: The variables a request's hints set (spec/canonical.md#canonical-t7-hints).
 HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
+
+
+class _Pieces(io.RawIOBase):
+    """A binary sink keeping what is written as it was written, joined when asked: a description of
+    hundreds of MB written at once is kept as that one bytes object, not copied into a growing buffer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        piece = b if type(b) is bytes else bytes(b)
+        self.pieces.append(piece)
+        return len(piece)
+
+    def getvalue(self) -> bytes:
+        return self.pieces[0] if len(self.pieces) == 1 else b"".join(self.pieces)
 
 
 class _Captured(io.TextIOWrapper):
     """A text stream with a ``buffer``, as ``sys.stdout`` has (adapters write bytes to it too)."""
 
     def __init__(self) -> None:
-        super().__init__(io.BytesIO(), encoding="utf-8", errors="surrogateescape", write_through=True)
+        super().__init__(_Pieces(), encoding="utf-8", errors="surrogateescape", write_through=True)
 
     def value(self) -> bytes:
         self.flush()
