@@ -7,9 +7,12 @@ of the page is ``benchmarks/results.py``'s, which keeps this section as it is).
 
     python benchmarks/batch_speed.py [--readers netron torch lua-torch] [--per-process netron lua-torch]
                                      [--baseline REF [--baseline-readers netron]] [--out FILE]
+                                     [--reports DIR]
 
 ``--baseline REF`` also runs the batch mode of a git revision (in a temporary worktree of it), in the same
-run, to show what a change of the harness or an adapter did.
+run, to show what a change of the harness or an adapter did.  ``--reports DIR`` keeps each run's
+``--report-json`` there (``<reader>-<mode>.json``), to compare its verdicts with the stored ones
+(conformance/results/) without writing those.
 """
 
 from __future__ import annotations
@@ -35,9 +38,9 @@ BEGIN, END = "<!-- batch-speed:begin -->", "<!-- batch-speed:end -->"
 GOALS = {"netron": 40.0, "torch": 120.0}
 
 
-def run(reader: str, mode: list[str], root: Path = ROOT) -> dict:
+def run(reader: str, mode: list[str], root: Path = ROOT, keep: Path | None = None) -> dict:
     """One ``pytest conformance --reader`` run in the checkout ``root``: wall and CPU seconds, load average
-    before and after, the report's counts and per-case verdicts."""
+    before and after, the report's counts and per-case verdicts (the report copied to ``keep``)."""
     # the corpus tier of this checkout for every run (a baseline's temporary worktree has no ../shared)
     env = {"TORCHFMT_CORPUS": str((ROOT.parent / "shared" / "corpus").resolve()), **os.environ,
            "PYTHONPATH": os.pathsep.join([str(root / "reference_impl"), str(root)])}
@@ -56,6 +59,9 @@ def run(reader: str, mode: list[str], root: Path = ROOT) -> dict:
             raise SystemExit(f"--reader {reader} {' '.join(mode)}: no report (pytest exit "
                              f"{proc.returncode}):\n" + proc.stdout[-2000:])
         doc = json.loads(report.read_text())
+        if keep is not None:
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(report, keep)
     batch = [line for line in proc.stdout.splitlines() if line.startswith("batch mode:")]
     return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
             "load": (load, os.getloadavg()[0]), "counts": doc["counts"], "mode": doc.get("mode", "?"),
@@ -165,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", metavar="REF", help="also run the batch mode of this git revision")
     ap.add_argument("--baseline-readers", nargs="*", default=["netron"], metavar="READER")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--reports", type=Path, metavar="DIR", help="keep each run's report JSON here")
     args = ap.parse_args(argv)
     reaped = subreaper()
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -174,17 +181,21 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["git", "worktree", "add", "--detach", str(base_root), args.baseline], cwd=ROOT,
                        check=True, capture_output=True)
     rows = []
+
+    def keep(reader: str, mode: str) -> Path | None:
+        return args.reports / f"{reader}-{mode}.json" if args.reports else None
+
     try:
         for reader in args.readers:
             print(f"{reader}: batch ...", file=sys.stderr, flush=True)
-            batch = run(reader, [])
+            batch = run(reader, [], keep=keep(reader, "batch"))
             alone = base = None
             if reader in args.per_process:
                 print(f"{reader}: per process ...", file=sys.stderr, flush=True)
-                alone = run(reader, ["--per-process"])
+                alone = run(reader, ["--per-process"], keep=keep(reader, "per-process"))
             if base_root is not None and reader in args.baseline_readers:
                 print(f"{reader}: batch at {args.baseline} ...", file=sys.stderr, flush=True)
-                base = run(reader, [], base_root)
+                base = run(reader, [], base_root, keep(reader, "baseline"))
             rows.append((reader, batch, alone, base))
     finally:
         if base_root is not None:

@@ -19,16 +19,37 @@ import sys
 import traceback
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
+from typing import Any
 
 #: The variables a request's hints set (spec/canonical.md#canonical-t7-hints).
 HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
+
+
+class _Pieces(io.RawIOBase):
+    """A binary sink keeping what is written as it was written, joined when asked: a description of
+    hundreds of MB written at once is kept as that one bytes object, not copied into a growing buffer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        piece = b if type(b) is bytes else bytes(b)
+        self.pieces.append(piece)
+        return len(piece)
+
+    def getvalue(self) -> bytes:
+        return self.pieces[0] if len(self.pieces) == 1 else b"".join(self.pieces)
 
 
 class _Captured(io.TextIOWrapper):
     """A text stream with a ``buffer``, as ``sys.stdout`` has (adapters write bytes to it too)."""
 
     def __init__(self) -> None:
-        super().__init__(io.BytesIO(), encoding="utf-8", errors="surrogateescape", write_through=True)
+        super().__init__(_Pieces(), encoding="utf-8", errors="surrogateescape", write_through=True)
 
     def value(self) -> bytes:
         self.flush()
@@ -67,18 +88,19 @@ def _depth() -> int:
     return n
 
 
-def answer_line(request_id: object, status: int, out: bytes, err: bytes) -> bytes:
-    """The answer for what a command printed: the description (its stdout, a JSON text whose line breaks
-    are whitespace) as it is, unparsed; the stderr as the error line; stdout of a failed status kept so
-    that the suite sees it (a description with status 1 or 2 is a broken answer, as stdout is there)."""
+def answer_line(request_id: object, status: int, out: bytes, err: bytes) -> list[bytes]:
+    """The answer for what a command printed, in pieces to write one after the other (a description of
+    hundreds of MB is not copied into one line first): the description (its stdout, a JSON text whose line
+    breaks are whitespace) as it is, unparsed; the stderr as the error line; stdout of a failed status kept
+    so that the suite sees it (a description with status 1 or 2 is a broken answer, as stdout is there)."""
     head = json.dumps({"id": request_id, "status": status})[:-1]
     if status == 0:
         text = out.strip().replace(b"\r", b" ").replace(b"\n", b" ") or b"null"
-        return head.encode() + b', "description": ' + text + b"}\n"
+        return [head.encode() + b', "description": ', text, b"}\n"]
     parts = {"error": err.decode("utf-8", "replace")}
     if out:
         parts["description"] = out.decode("utf-8", "replace")
-    return (head + ", " + json.dumps(parts)[1:]).encode() + b"\n"
+    return [(head + ", " + json.dumps(parts)[1:]).encode() + b"\n"]
 
 
 def serve(command: Callable[[str], int | None]) -> int:
@@ -97,6 +119,6 @@ def serve(command: Callable[[str], int | None]) -> int:
         os.environ.update({k: str(v) for k, v in (request.get("hints") or {}).items() if k in HINTS})
         status, out, err = call(command, request["path"])
         sys.setrecursionlimit(limit)  # what one request raised is not the next one's
-        answers.write(answer_line(request["id"], status, out, err))
+        answers.writelines(answer_line(request["id"], status, out, err))
         answers.flush()
     return 0

