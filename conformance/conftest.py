@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import durations, readers, warm  # noqa: E402
 from harness.batch import BatchSession  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
+from harness.gate import Gate, runs_alone  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
 from harness.verdict import Verdict, judge  # noqa: E402
 
@@ -161,6 +162,8 @@ class Suite:
                 and self.batch is None:
             self.warm = queue.Queue()
         self.futures: dict[str, Future[Run]] = {}
+        #: a case that names its own canary runs with nothing else in flight (harness/gate.py)
+        self.gate = Gate()
         self.results: list[dict[str, Any]] = []
         #: Each case's seconds in the reader's last run, to start the slow ones first.
         self.last_seconds = durations.load(self.reader.name)
@@ -174,25 +177,30 @@ class Suite:
                                        extra_env=self.reader.env)
                 self.batch_sessions.append(session)
             try:
-                return session.run(path, hints, canaries=canaries)
+                with self.gate.hold(runs_alone(canaries, CANARY)):
+                    return session.run(path, hints, canaries=canaries)
             finally:
                 self.sessions.put(session)
         return self.run_process(path, hints, canaries)
 
     def run_process(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
         """One process for the file (the reference reader: warm, but for a sample, harness/warm.py)."""
+        alone = runs_alone(canaries, CANARY)
         if self.warm is None or cold_sample(path):
-            return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
-                              memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env)
+            with self.gate.hold(alone):
+                return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
+                                  memory_limit=self.memory_limit, canaries=canaries,
+                                  extra_env=self.reader.env)
         try:
             server = self.warm.get_nowait()
         except queue.Empty:
             server = warm.WarmServer()
             self.warm_servers.append(server)
         try:
-            return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
-                              memory_limit=self.memory_limit, canaries=canaries, extra_env=self.reader.env,
-                              launch=server.start)
+            with self.gate.hold(alone):
+                return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
+                                  memory_limit=self.memory_limit, canaries=canaries,
+                                  extra_env=self.reader.env, launch=server.start)
         finally:
             self.warm.put(server)
 
