@@ -91,7 +91,9 @@ def picklescan(path: Path, work: Path) -> tuple[str, str]:
     if p is None:
         return "error", "timeout"
     text = (p.stdout + p.stderr).decode(errors="replace")
-    if p.returncode == 1:
+    # exit 1 is picklescan's verdict (dangerous globals) only after its summary: an uncaught exception
+    # (a MemoryError on adv-zip-deflate-bomb) also exits 1, and that is an error, not a catch
+    if p.returncode == 1 and "SCAN SUMMARY" in text:
         found = [ln.split(": ", 1)[-1] for ln in text.splitlines() if "FOUND" in ln]
         return "caught", "; ".join(found)[:80]
     if p.returncode == 0:
