@@ -1,5 +1,5 @@
 """The mutation driver itself (conformance/mutation/): its page is what its stored data make, its runner
-judges as the suite does, it kills a known mutant and lets a known equivalent one survive, and its
+judges as the suite does, it kills known mutants and lets a known equivalent one survive, and its
 line coverage sees what the reader runs."""
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def test_operators_make_what_they_say() -> None:
 
 def test_runner_judges_as_the_suite_and_kills_a_known_mutant() -> None:
     """On the unmutated copy every sampled case passes, as it does in the suite; a mutant that stops
-    seeing HTML pages is killed by the HTML case; a mutant of an informative field survives."""
+    seeing HTML pages is killed by the HTML case, one writing another description_version by any accepted
+    case; a mutant judged equivalent (records mapped or read: the same bytes) survives."""
     cases = {c.id: c for c in committed_cases()}
     sample = [cases[i] for i in SAMPLE_IDS]
     ws = Workspace()
@@ -81,7 +82,10 @@ def test_runner_judges_as_the_suite_and_kills_a_known_mutant() -> None:
         assert (out.status, out.case) == ("killed", "pt-legacy/adv-not-html-after-whitespace"), out
         version = _mutant("describe.py", "constant", "0", "0->1", _line_of("DESCRIPTION_VERSION = 0"))
         assert version.function == "<module>"
-        assert ws.run_mutant(version, module_source("describe.py"), sample[:1]).status == "survived"
+        assert ws.run_mutant(version, module_source("describe.py"), sample[:1]).status == "killed"
+        mapped = _mutant("windows.py", "compare-negate", "self.size <= self.READ_BELOW", "le->gt",
+                         _line_of("        if self.size <= self.READ_BELOW:", "windows.py"))
+        assert ws.run_mutant(mapped, module_source("windows.py"), sample[:1]).status == "survived"
         assert module_source("detect.py") == (ws.folder / "torchfmt" / "detect.py").read_text()
     finally:
         ws.close()
@@ -114,8 +118,8 @@ def test_in_process_runs_equal_the_suites() -> None:
     assert len(sample) > 30
 
 
-def _line_of(text: str) -> int:
-    return module_source("describe.py").splitlines().index(text) + 1
+def _line_of(text: str, module: str = "describe.py") -> int:
+    return module_source(module).splitlines().index(text) + 1
 
 
 def test_coverage_sees_what_a_case_runs() -> None:
