@@ -185,24 +185,21 @@ class Suite:
 
     def run_process(self, path: Path, hints: dict[str, Any], canaries: tuple[Path, ...] = (CANARY,)) -> Run:
         """One process for the file (the reference reader: warm, but for a sample, harness/warm.py)."""
-        alone = runs_alone(canaries, CANARY)
-        if self.warm is None or cold_sample(path):
-            with self.gate.hold(alone):
+        server = None
+        if self.warm is not None and not cold_sample(path):
+            try:
+                server = self.warm.get_nowait()
+            except queue.Empty:
+                server = warm.WarmServer()
+                self.warm_servers.append(server)
+        try:
+            with self.gate.hold(runs_alone(canaries, CANARY)):
                 return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
                                   memory_limit=self.memory_limit, canaries=canaries,
-                                  extra_env=self.reader.env)
-        try:
-            server = self.warm.get_nowait()
-        except queue.Empty:
-            server = warm.WarmServer()
-            self.warm_servers.append(server)
-        try:
-            with self.gate.hold(alone):
-                return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
-                                  memory_limit=self.memory_limit, canaries=canaries,
-                                  extra_env=self.reader.env, launch=server.start)
+                                  extra_env=self.reader.env, launch=server.start if server else None)
         finally:
-            self.warm.put(server)
+            if server is not None:
+                self.warm.put(server)
 
     def selects(self, case: Case) -> bool:
         """Whether ``--format`` and ``--features`` keep ``case``."""
