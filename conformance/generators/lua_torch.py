@@ -10,7 +10,6 @@ chunk that writes bytes to standard output (``torch.serialize``, ``string.dump``
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -21,7 +20,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "conformance" / "adapters" / "lua-torch"))
-from run import PREFIX  # noqa: E402  (the adapter's: where setup built Lua Torch, or $TORCHFMT_LUA_TORCH)
+# the adapter's: where setup built Lua Torch (or $TORCHFMT_LUA_TORCH), and luajit in the env.sh build.sh wrote
+from run import PREFIX, lua_command  # noqa: E402
 
 DESCRIBE = Path(__file__).resolve().parent / "lua_describe.lua"
 #: lua_describe.lua as Lua names it, wherever the checkout lies (LuaJIT shortens a long chunk name to
@@ -32,20 +32,10 @@ _SHORTENED_PREFIX = re.compile(r"\.\.\.\S*?(/share/lua/5\.1/)")
 WRITER = "Lua Torch7 @814ea4a (LuaJIT 2.1.0-beta3, x86_64 Linux)"
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    share, lua = PREFIX / "share/lua/5.1", PREFIX / "lua"
-    env["LUA_PATH"] = f"{share}/?.lua;{share}/?/init.lua;{lua}/?.lua;{lua}/?/init.lua;;"
-    env["LUA_CPATH"] = f"{PREFIX}/lib/lua/5.1/?.so;{PREFIX}/lib/?.so;;"
-    env["LD_LIBRARY_PATH"] = f"{PREFIX}/lib:{PREFIX}/lib/lua/5.1:" + env.get("LD_LIBRARY_PATH", "")
-    env["PATH"] = f"{PREFIX}/bin:" + env.get("PATH", "")
-    return env
-
-
 def run(chunk: str) -> bytes:
     """What the Lua chunk writes to standard output (``require 'torch'`` done first)."""
     proc = subprocess.run(
-        ["luajit", "-e", "require 'torch'; " + chunk], capture_output=True, env=_env(), timeout=120
+        lua_command("-e", "require 'torch'; " + chunk), capture_output=True, timeout=120
     )
     if proc.returncode:
         raise SystemExit(f"Lua failed: {proc.stderr.decode('utf-8', 'replace')[:300]}")
@@ -65,9 +55,8 @@ def read(data: bytes, mode: str, long_size: int, byte_order: str) -> Reading:
         f.write(data)
         f.flush()
         proc = subprocess.run(
-            ["luajit", str(DESCRIBE), f.name, mode, str(long_size), byte_order],
+            lua_command(str(DESCRIBE), f.name, mode, str(long_size), byte_order),
             capture_output=True,
-            env=_env(),
             timeout=600,
         )
     out = proc.stdout.decode("utf-8", "replace").strip()
