@@ -3,8 +3,8 @@
 The file is ``expected.json``, or ``expected.json.gz`` (gzip) for a description too large to commit as
 text: a generator writes the compressed form above ``generators/case_folder.GZIP_ABOVE`` bytes.  Every
 reader of an expected file (the harness, the generators' cross-checks, the tests) goes through
-:func:`read_expected_bytes`, :func:`load_expected` or :func:`case_expected`, so that both forms are read
-one way and within one bound.
+:func:`read_expected_bytes` or :func:`load_expected` (the harness's ``load_case`` through it), so that both
+forms are read one way and within one bound.
 
 :func:`read_expected_bytes` needs only the standard library (torch_pt.py and rejects.py, which never
 import torchfmt, use it); :func:`load_expected` parses strictly (spec/canonical.md#canonical-document).
@@ -66,22 +66,3 @@ def load_expected(path: Path, limit: int = MAX_BYTES) -> Any:
     from . import strict_json  # imports torchfmt (its recursion guard): only for the strict parse
 
     return strict_json.loads(read_expected_bytes(path, limit))
-
-
-def case_expected_file(folder: Path) -> Path | None:
-    """The expected description file that ``folder/case.yaml`` names (``expect: description:``), or None
-    when it names none (a reject case)."""
-    import yaml
-
-    meta = yaml.safe_load((folder / "case.yaml").read_text(encoding="utf-8"))
-    name = ((meta or {}).get("expect") or {}).get("description")
-    return folder / name if isinstance(name, str) else None
-
-
-def case_expected(folder: Path) -> Any:
-    """The expected description of the case in ``folder`` (:func:`case_expected_file`, :func:`load_expected`);
-    ``LookupError`` when its case.yaml names none."""
-    path = case_expected_file(folder)
-    if path is None:
-        raise LookupError(f"{folder.name}: case.yaml names no expected description")
-    return load_expected(path)

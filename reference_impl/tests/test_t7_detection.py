@@ -24,8 +24,8 @@ from torchfmt.t7.detection import sniff_byte_order, sniff_mode
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"
 sys.path.insert(0, str(ROOT / "conformance"))
+from harness.cases import load_case  # noqa: E402
 from harness.compare import compare  # noqa: E402
-from harness.expected import case_expected, case_expected_file  # noqa: E402
 
 # The real files that read completely with either long size; only the 8-byte reading gives the one
 # object torch.save writes (spec/t7.md#t7-detect).
@@ -35,9 +35,10 @@ BOTH_READ = {"storage-double", "tensor-double-2x3", "tensor-empty-nostorage"}
 def _golden() -> list[Path]:
     out = []
     for folder in sorted(CASES.glob("t7-*/*")):
-        case = folder / "case.yaml"
-        if case.is_file() and "category: accept" in case.read_text() and case_expected_file(folder):
-            out.append(folder)
+        if (folder / "case.yaml").is_file():
+            case = load_case(folder)
+            if case.category == "accept" and case.description is not None:
+                out.append(folder)
     return out
 
 
@@ -45,11 +46,9 @@ GOLDEN = _golden()
 
 
 def _case(folder: Path) -> tuple[bytes, dict[str, Any], dict[str, Any]]:
-    import yaml
-
-    meta = yaml.safe_load((folder / "case.yaml").read_text())
-    data = (folder / meta["file"]).read_bytes()
-    return data, meta.get("hints", {}), case_expected(folder)
+    case = load_case(folder)
+    assert case.description is not None, case.problems
+    return case.path.read_bytes(), case.hints, case.description
 
 
 def test_the_golden_cases_are_there() -> None:
