@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from .cases import Case
 from .compare import compare
 from .runner import Run
+from .schema import document_problems
 
 MAX_DIFFERENCES_SHOWN = 15
 
@@ -82,7 +83,11 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = Fa
             return Verdict("fail", f"rejected with {run.code!r}, expected one of {list(case.errors)}: "
                                    f"{run.message}{why(case)}", "wrong-code")
         return Verdict("pass", f"rejected: {run.message}")
-    # accepted
+    # accepted: a description document first, whatever the case expects
+    # (spec/canonical.md#canonical-document; a case that fixes no description has nothing else to check)
+    problems = document_problems(run.description, unexpressed)
+    if problems:
+        return Verdict("fail", f"output: not a description document: {'; '.join(problems)}", "output")
     if inert and not case.accept_ok and case.errors == ("unsafe-global",):
         return Verdict("pass", "accepted inertly: judged by the inert mode "
                                "(spec/canonical.md#canonical-inert); no canary was touched")
