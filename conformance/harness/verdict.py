@@ -27,9 +27,10 @@ MAX_DIFFERENCES_SHOWN = 15
 
 #: What a failure was, for the results matrix: a breakage of the run (harness/runner.py BREAKAGES), or
 #: one of these (``batch-differs``: a reader's batch answer and its run alone judge differently,
-#: spec/canonical.md#canonical-reader-batch; conftest.py).
+#: spec/canonical.md#canonical-reader-batch; ``harness-error``: the harness raised while judging the case,
+#: or pytest failed its test for another reason: conftest.py; both fail the case).
 FAILURES = ("invalid-case", "not-run", "declined", "rejected-wrongly", "wrong-code", "accepted-wrongly",
-            "wrong-description", "batch-differs")
+            "wrong-description", "batch-differs", "harness-error")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,12 @@ def why(case: Case) -> str:
     if note:
         out += "\n  case note: " + (note if len(note) <= NOTE_SHOWN else note[:NOTE_SHOWN] + " ...")
     return out
+
+
+def harness_error(error: BaseException, what: str = "judging the case") -> Verdict:
+    """The failure of a case whose judging raised: the reader may be right, but nothing showed it."""
+    return Verdict("fail", f"the harness raised while {what} (the case fails: a pass must be shown): "
+                           f"{type(error).__name__}: {str(error)[:500]}", "harness-error")
 
 
 UNTRUSTED = "declined: not a real writer's accept case, never given to a reader that runs code from files"
