@@ -42,7 +42,7 @@ from harness.batch import BatchSession  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
 from harness.gate import Gate, runs_alone  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
-from harness.verdict import Verdict, judge  # noqa: E402
+from harness.verdict import Verdict, harness_error, judge  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -165,6 +165,8 @@ class Suite:
         #: a case that names its own canary runs with nothing else in flight (harness/gate.py)
         self.gate = Gate()
         self.results: list[dict[str, Any]] = []
+        #: Each case's record in ``results`` (its last), to fail one pytest fails after it was judged.
+        self.recorded: dict[str, dict[str, Any]] = {}
         #: Each case's seconds in the reader's last run, to start the slow ones first.
         self.last_seconds = durations.load(self.reader.name)
 
@@ -279,6 +281,31 @@ class Suite:
             return future.result()
         return self.run(case.path, case.hints, (CANARY, *case.canaries))
 
+    def verdict(self, case: Case) -> tuple[Verdict, Run | None]:
+        """Run (or collect the prefetched run of) ``case`` and judge it; an exception on the way (the
+        run's thread, the parser, the comparator, the verdict) is the case's failure, ``harness-error``,
+        never a pass and never an escape that leaves the report without the case."""
+        run: Run | None = None
+        try:
+            run = self.result(case) if self.gives(case) else None
+            return self.judge(case, run), run
+        except Exception as e:  # any: the verdict must stand for what pytest says
+            return harness_error(e, "running the reader" if run is None and self.gives(case)
+                                 else "judging the case"), run
+
+    def failed_by_pytest(self, case: Case, when: str, reason: str) -> None:
+        """pytest failed the test of ``case`` (in its setup, call or teardown): the report says fail too
+        (the case's record made one, whatever it said; kept as it was when it already failed)."""
+        line = " ".join(reason.split())[:500]
+        record = self.recorded.get(case.id)
+        if record is None:
+            self.record(case, Verdict("fail", f"pytest failed the test in its {when} before it was "
+                                              f"judged: {line}", "harness-error"), None)
+        elif record["outcome"] != "fail":
+            record.update(outcome="fail", kind="harness-error",
+                          detail=f"pytest failed the test in its {when} after it was judged "
+                                 f"{record['outcome']} ({record['detail'][:200]}): {line}")
+
     def record(self, case: Case, verdict: Verdict, run: Run | None) -> None:
         self.results.append({
             "id": case.id, "tier": case.tier, "category": case.category, "column": case.column,
@@ -287,6 +314,7 @@ class Suite:
             "kind": verdict.kind, "code": run.code if run else None, "detail": verdict.detail,
             "seconds": round(run.seconds, 3) if run else None,
         })
+        self.recorded[case.id] = self.results[-1]
 
     def close(self) -> None:
         if self.pool is not None:
@@ -470,6 +498,18 @@ def _order(item: pytest.Item) -> tuple[bool, bool]:
     that their runs have had time; then the tests that judge the reader's runs (``suite``)."""
     return ("suite" in getattr(item, "fixturenames", ()),
             callable(getattr(getattr(item, "module", None), "start_runs", None)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """The report never disagrees with pytest: a case's test that pytest fails, in any phase and for
+    any reason (a harness exception, a fixture's, a teardown's), is recorded as failed."""
+    outcome = yield
+    report = outcome.get_result()
+    case = item.callspec.params.get("case") if hasattr(item, "callspec") else None
+    if report.failed and isinstance(case, Case) and "suite" in getattr(item, "fixturenames", ()):
+        reason = call.excinfo.exconly() if call.excinfo is not None else str(report.longrepr)
+        item.config.stash[_SUITE].failed_by_pytest(case, report.when, reason)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -253,11 +253,12 @@ def check_answer(run: Run, line: bytes, request: int) -> bool:
     if not isinstance(answer, dict):
         run.broken("output", "the answer is not a JSON object")
         return False
-    if answer.get("id") != request or isinstance(answer.get("id"), bool):
+    # JSON integers, and nothing that equals one in Python (``1.0``, ``true``)
+    if type(answer.get("id")) is not int or answer["id"] != request:
         run.broken("output", f"the answer's id is {answer.get('id')!r}, not the request's {request}")
         return False
     status = answer.get("status")
-    if not isinstance(status, int) or isinstance(status, bool):
+    if type(status) is not int:
         run.broken("output", f"the answer's status is {status!r}, not an integer")
         return False
     run.status = status

@@ -93,6 +93,7 @@ def case(tmp_path: Path, name: str, word: str) -> Path:
     return path
 
 
+_D = json.dumps(DESCRIPTION)
 LIMITS = {"time_limit": 5.0, "memory_limit": 512 << 20}
 
 
@@ -147,6 +148,7 @@ def test_answers_carry_the_outcomes_and_the_hints(fake: list[str], tmp_path: Pat
     assert session.starts == 1 and session.requests == 4
 
 
+@pytest.mark.spec("canonical.md#canonical-json-numbers")
 @pytest.mark.parametrize("answer,problem", [
     ('{"id": 7, "status": 0, "description": {}}', "id"),
     ('{"id": 1, "status": "0"}', "status"),
@@ -157,6 +159,15 @@ def test_answers_carry_the_outcomes_and_the_hints(fake: list[str], tmp_path: Pat
     ('{"id": 1, "status": 3, "error": "x"}', "exit status 3"),
     ('{"id": 1, "status": 0, "description": {}, "extra": 1}', "members"),
     ('{"id": 1, "status": 0, "description": {"a": 1, "a": 2}}', "duplicate key"),
+    # ids and statuses are JSON integers: nothing Python calls equal to one (spec#canonical-reader-batch)
+    (f'{{"id": 1.0, "status": 0, "description": {_D}}}', "id"),
+    (f'{{"id": true, "status": 0, "description": {_D}}}', "id"),
+    (f'{{"id": 1, "status": 0.0, "description": {_D}}}', "status"),
+    (f'{{"id": 1, "status": false, "description": {_D}}}', "status"),
+    # numbers without a form, anywhere in the answer (spec/canonical.md#canonical-json-numbers)
+    (f'{{"id": 1, "status": 0, "_n": {"9" * 5000}, "description": {_D}}}', "5,000 digits"),
+    (f'{{"id": 1, "status": 0, "description": {_D[:-1]}, "_x": 1e999}}}}', "overflows"),
+    (f'{{"id": 1, "status": 0, "description": {_D[:-1]}, "_x": NaN}}}}', "NaN"),
 ])
 def test_answers_that_break_the_contract(tmp_path: Path, answer: str, problem: str) -> None:
     """Each answer is held to the per-process table: a well-framed but wrong answer is an output (or crash)
