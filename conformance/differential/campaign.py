@@ -8,7 +8,8 @@ harness/batch.py), so the contract's rules judge its runs; the reference runs in
 variant's number, and a variant belongs to shard ``K`` of ``N`` by its SHA-256, so ``--shard K/N`` runs
 are disjoint and together run every variant of the seed: a CI matrix or any batch scheduler can split a
 large campaign without a scheduler of ours.  Variants are made round by round (every base and mutator
-once, then again), so a campaign cut by ``--count`` or ``--budget`` has touched every base.
+once, the bases in an order of the seed's, formats mixed, then again), so a campaign cut by ``--count`` or
+``--budget`` early has tried every format, and one that ran a round has touched every base.
 
 A disagreement (:func:`disagreement`) is what the suite would judge differently if the reference's answer
 were the case's expectation: the reader broke the contract, accepted what the reference refuses, refused
@@ -123,6 +124,8 @@ def variants(seed: int, rounds: int, base: list[Case], shard: tuple[int, int] = 
     ``mutation/<mutator>/<case>/<n>`` depend on ``seed`` and that name only.  Repeats (of a base, or of an
     earlier variant) and variants of other shards are left out."""
     k, count = shard
+    # a seeded order of the bases, formats mixed: a campaign cut short has tried every format
+    base = sorted(base, key=lambda c: hashlib.sha256(f"{seed}:{c.id}".encode()).digest())
     datas = {c.id: c.path.read_bytes() for c in base}
     seen = {hashlib.sha256(d).digest() for d in datas.values()}
     names = sorted(mutators or MUTATORS)
@@ -225,6 +228,7 @@ class Pair:
     finding: Finding
     shrunk_from: int = 0  # the variant's size before minimizing (0: not minimized)
     truth: dict[str, Any] = field(default_factory=dict)
+    at: float = 0.0  # seconds into the campaign when the pair was judged
 
 
 class Campaign:
@@ -274,6 +278,7 @@ def campaign(c: Campaign, stream: Iterator[Variant], *, count: int | None = None
                                                             and time.monotonic() - start >= budget):
             break
         p = c.pair(v)
+        p.at = round(time.monotonic() - start, 2)
         pairs.append(p)
         if on_pair is not None:
             on_pair(p)

@@ -95,7 +95,7 @@ def write_campaign(pairs: list[Any], written: dict[str, str], out: Path, setting
     by_code = Counter(f"{p.finding.klass}: reference {p.reference.code or p.reference.outcome}, reader "
                       f"{p.reader.code or p.reader.outcome}" for p in real)
     rows = [{"name": p.variant.name, "format": p.variant.format, "origin": p.variant.origin,
-             "sha256": p.variant.sha256, "class": p.finding.klass, "detail": p.finding.detail,
+             "sha256": p.variant.sha256, "class": p.finding.klass, "detail": p.finding.detail, "at": p.at,
              "reader": _run_json(p.reader), "reference": _run_json(p.reference),
              "candidate": written.get(p.variant.name)} for p in pairs]
     summary = {"settings": settings, "variants": len(pairs), "disagreements": len(real),
