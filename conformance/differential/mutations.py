@@ -23,6 +23,9 @@ from generators.adversarial import rawzip
 from generators.adversarial.wrap import legacy_spans
 
 Mutator = Callable[[bytes, random.Random], "bytes | None"]
+#: An edit of one pickle's bytes (:func:`edit_pickle`; the differential mode against any reader adds its
+#: own, differential/campaign.py).
+Edit = Callable[[bytes, random.Random], "bytes | None"]
 
 #: Integers that sit on the edges the readers check (sizes, strides, offsets, counts).
 INTERESTING_INTS = (0, 1, -1, 2, 3, 7, 255, 256, 1 << 15, 1 << 31, (1 << 31) - 1, -(1 << 31), 1 << 32,
@@ -76,6 +79,8 @@ def _ops(pkl: bytes) -> list[tuple[str, object, int, int]]:
             found.append((op.name, arg, pos))
     except Exception:  # noqa: BLE001 - a pickle an earlier mutation broke: keep what was listed
         pass
+    if not found:
+        return []
     ends = [p for _, _, p in found[1:]] + [len(pkl)]
     return [(n, arg, p, e) for (n, arg, p), e in zip(found, ends, strict=True)]
 
@@ -143,13 +148,14 @@ def _members(data: bytes) -> list[rawzip.Member] | None:
         return None
 
 
-def zip_pickle(data: bytes, rng: random.Random) -> bytes | None:
-    """The zip file with its ``data.pkl`` edited by :func:`edit_pickle` (every other member kept)."""
+def zip_pickle(data: bytes, rng: random.Random, edit: Edit | None = None) -> bytes | None:
+    """The zip file with its ``data.pkl`` edited by ``edit`` (default :func:`edit_pickle`; every other
+    member kept)."""
     ms = _members(data)
     pkl = next((m for m in ms or () if m.name.endswith("data.pkl")), None)
     if pkl is None:
         return None
-    new = edit_pickle(pkl.data, rng)
+    new = (edit or edit_pickle)(pkl.data, rng)
     if new is None:
         return None
     pkl.data = new
@@ -192,14 +198,15 @@ def zip_members(data: bytes, rng: random.Random) -> bytes | None:
         return None
 
 
-def legacy_pickle(data: bytes, rng: random.Random) -> bytes | None:
-    """A legacy stream with one of its five pickles edited by :func:`edit_pickle` (bytes after kept)."""
+def legacy_pickle(data: bytes, rng: random.Random, edit: Edit | None = None) -> bytes | None:
+    """A legacy stream with one of its five pickles edited by ``edit`` (default :func:`edit_pickle`;
+    bytes after kept)."""
     try:
         spans = legacy_spans(data)
     except Exception:  # noqa: BLE001 - not a legacy stream pickletools can list
         return None
     start, end = spans[3] if rng.random() < 0.7 else rng.choice(spans)
-    new = edit_pickle(data[start:end], rng)
+    new = (edit or edit_pickle)(data[start:end], rng)
     return None if new is None else data[:start] + new + data[end:]
 
 

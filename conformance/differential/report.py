@@ -76,3 +76,46 @@ def markdown(summary: dict[str, Any], real: list[Row], classes: tuple[str, ...] 
     for r in real:
         lines.append(f"- `{r.variant.name}` ({r.verdict.klass}): {r.verdict.detail[:300]}")
     return "\n".join(lines) + "\n"
+
+
+def write_campaign(pairs: list[Any], written: dict[str, str], out: Path, settings: dict[str, Any],
+                   anchors: dict[str, list[str]]) -> dict[str, Any]:
+    """The report of a campaign against any reader (differential/campaign.py): ``report.json`` and
+    ``summary.md`` in ``out``; ``written`` maps a variant's name to its candidate folder, ``anchors`` a base
+    case to its spec anchors (case.yaml ``spec``)."""
+    from .campaign import CLASSES, REAL
+
+    out.mkdir(parents=True, exist_ok=True)
+    real = [p for p in pairs if p.finding.real]
+    by_class = Counter(p.finding.klass for p in pairs)
+    by_group: dict[str, Counter[str]] = {}
+    for p in pairs:
+        by_group.setdefault(p.variant.group, Counter())[p.finding.klass] += 1
+    by_anchor = Counter(a for p in real for a in anchors.get(p.variant.origin, []))
+    by_code = Counter(f"{p.finding.klass}: reference {p.reference.code or p.reference.outcome}, reader "
+                      f"{p.reader.code or p.reader.outcome}" for p in real)
+    rows = [{"name": p.variant.name, "format": p.variant.format, "origin": p.variant.origin,
+             "sha256": p.variant.sha256, "class": p.finding.klass, "detail": p.finding.detail, "at": p.at,
+             "reader": _run_json(p.reader), "reference": _run_json(p.reference),
+             "candidate": written.get(p.variant.name)} for p in pairs]
+    summary = {"settings": settings, "variants": len(pairs), "disagreements": len(real),
+               "by_class": {k: by_class[k] for k in CLASSES if by_class[k]},
+               "by_mutator": {g: dict(c) for g, c in sorted(by_group.items())},
+               "by_spec_anchor": dict(by_anchor.most_common()), "by_answers": dict(by_code.most_common()),
+               "candidates": sorted(set(written.values()))}
+    (out / "report.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=1) + "\n")
+    lines = [f"# Differential run: `{settings['reader']}` vs the reference", "",
+             f"{len(pairs)} variants, {len(real)} disagreements; settings: `{json.dumps(settings)}`.", "",
+             "| class | variants |", "| --- | ---: |"]
+    lines += [f"| {k}{' (disagreement)' if k in REAL else ''} | {n} |"
+              for k, n in summary["by_class"].items()]
+    lines += ["", "## Disagreements by spec anchor (the base cases' `spec:`)", ""]
+    lines += [f"- `{a}`: {n}" for a, n in by_anchor.most_common(40)] or ["None."]
+    lines += ["", "## Disagreements by answers", ""]
+    lines += [f"- {k}: {n}" for k, n in by_code.most_common(40)] or ["None."]
+    lines += ["", "## Candidate case folders", "",
+              "Each holds the file, a case.yaml whose expectation is the reference's answer, both answers "
+              "and truth.json (torch's or Lua's verdict where installed): read truth.json first.", ""]
+    lines += [f"- `{f}`" for f in summary["candidates"]] or ["None."]
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+    return summary
