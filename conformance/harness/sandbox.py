@@ -20,8 +20,6 @@ harness/runner.py, and the processes it leaves behind are found by a token in th
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import importlib.util
 import itertools
 import os
@@ -30,7 +28,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -50,7 +47,6 @@ VISIBLE = ("reference_impl", "spec", "ksy", "conformance/adapters", "conformance
 #: by it where there is no PID namespace).
 TOKEN_ENV = "TORCHFMT_RUN_TOKEN"
 _COUNTER = itertools.count(1)
-_PR_SET_CHILD_SUBREAPER = 36
 
 
 @cache
@@ -230,24 +226,6 @@ class Stage:
 
     def remove(self) -> None:
         shutil.rmtree(self.parent, ignore_errors=True)
-
-
-_REAPER = threading.Lock()
-_REAPING: list[bool] = []
-
-
-def become_subreaper() -> None:
-    """Make the harness the reaper of its runs' orphans (Linux PR_SET_CHILD_SUBREAPER): a process a
-    reader left behind is the harness's child once its parent ends, and is reaped when killed."""
-    with _REAPER:
-        if _REAPING or not sys.platform.startswith("linux"):
-            return
-        _REAPING.append(True)
-        try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
 
 
 def kill_escaped(token: str) -> list[int]:
