@@ -206,6 +206,7 @@ def test_the_suite_fails_a_case_whose_batch_answer_depends_on_order(tmp_path: Pa
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "conformance/test_cases.py", "-q", "-p", "no:cacheprovider",
          "--reader", f"{sys.executable} {script} --batch", "--reader-batch", "--batch-recheck", "all",
+         "--reader-per-process", f"{sys.executable} {script}",
          "--format", "pt-tar", "--reader-jobs", "1", "--report-json", str(report)],
         cwd=root, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stdout[-2000:]
@@ -213,6 +214,7 @@ def test_the_suite_fails_a_case_whose_batch_answer_depends_on_order(tmp_path: Pa
     differ = [r for r in results if r["kind"] == "batch-differs"]
     assert len(differ) == len(results) - 1 and len(results) > 2, [r["kind"] for r in results]
     assert "one process per file declined/declined" in differ[0]["detail"], differ[0]["detail"]
+    assert f"from `{sys.executable} {script} PATH`" in differ[0]["detail"], differ[0]["detail"]
     assert "rerun one process per file" in proc.stdout and f"{len(differ)} differ" in proc.stdout
 
 
@@ -264,3 +266,35 @@ def test_the_readme_loops_speak_the_protocol(tmp_path: Path, language: str) -> N
         session.close()
     assert [r.outcome for r in runs] == ["declined", "declined"], [r.summary() for r in runs]
     assert session.starts == 1
+
+
+def test_cases_that_allow_more_than_one_answer_are_always_rechecked(tmp_path: Path) -> None:
+    """A batch mode that declines every file (a decline fails no case of a reader other than the
+    reference): with no random sample (``--batch-recheck 0``) the recheck still reruns every case whose
+    expectation allows more than one answer, with the declared per-process command, and fails it."""
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    script = folder / "decliner.py"
+    script.write_text("import json, sys\nfor line in sys.stdin:\n    request = json.loads(line)\n"
+                      "    print(json.dumps({'id': request['id'], 'status': 2, 'error': 'unsupported: all'}),"
+                      " flush=True)\n")
+    report = tmp_path / "report.json"
+    root = Path(__file__).resolve().parents[2]
+    per_process = f"{sys.executable} -m torchfmt dump"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "conformance/test_cases.py", "-q", "-p", "no:cacheprovider",
+         "--reader", f"{sys.executable} {script}", "--reader-batch", "--reader-per-process", per_process,
+         "--batch-recheck", "0", "--format", "pt-torchscript", "--report-json", str(report)],
+        cwd=root, capture_output=True, text=True, timeout=600)
+    doc = json.loads(report.read_text())
+    sys.path.insert(0, str(root / "conformance"))
+    from conftest import recheck_always
+    from harness.cases import committed_cases
+
+    always = sorted(c.id for c in committed_cases() if c.format == "pt-torchscript" and recheck_always(c))
+    assert always, "pt-torchscript has an impl case"
+    assert doc["batch"]["rechecked"] == always, doc["batch"]
+    differ = sorted(r["id"] for r in doc["results"] if r["kind"] == "batch-differs")
+    assert differ == always and proc.returncode == 1, proc.stdout[-2000:]
+    detail = next(r["detail"] for r in doc["results"] if r["kind"] == "batch-differs")
+    assert f"from `{per_process} PATH`" in detail, detail
