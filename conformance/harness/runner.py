@@ -99,6 +99,10 @@ class Run:
     breakage: str = ""
     #: Bytes the reader wrote to stderr (``stderr`` keeps their first line and tail, harness/capture.py).
     stderr_size: int = 0
+    #: Set once the suite judged the run: a batch answer found broken later fails the session instead.
+    judged: bool = False
+    #: A batch answer's: checks what its process did since the answer (harness/batch.py), before judging.
+    settle: Callable[[], None] | None = None
 
     def broken(self, kind: str, problem: str) -> None:
         assert kind in BREAKAGES, kind
