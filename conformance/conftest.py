@@ -204,6 +204,8 @@ class Suite:
         #: Cases rechecked because their expectation allows more than one answer.
         self.recheck_always = 0
         self.differ: list[str] = []
+        if self.reader.is_reference and sandbox.bwrap_works():
+            readers.fill_bytecode_cache()
         if self.reader.is_reference and warm.available() and not config.getoption("--cold") \
                 and self.batch is None:
             self.warm = queue.Queue()
