@@ -277,3 +277,31 @@ def test_what_a_process_does_after_an_answer_is_charged_to_that_answer(
     assert b.breakage == ("code-ran" if trick == "touch" else "output"), b.summary()
     assert c.outcome == "accepted" and d.outcome == "accepted", (c.summary(), d.summary())
     assert not session.late, session.late
+
+
+@pytest.mark.skipif(not SANDBOX, reason="bubblewrap does not run here")
+def test_no_state_carries_from_one_run_to_the_next(tmp_path: Path) -> None:
+    """A cache kept outside the run's folder (the real home's cache, /var/tmp, /dev/shm, the project)
+    cannot be written, or is the run's own: the next run, batch or per process, finds nothing."""
+    places = [str(Path.home() / ".cache" / "torchfmt-state"), "/var/tmp/torchfmt-state",
+              "/dev/shm/torchfmt-state", str(CONFORMANCE / "adapters" / "torchfmt-state")]
+    keeper = f'''
+    def answer(path):
+        found = [p for p in {places!r} if os.path.exists(p)]
+        for p in {places!r}:
+            try:
+                open(p, "w").close()
+            except OSError:
+                pass
+        return 0, {{**{DESCRIPTION!r}, "_found": found}}, ""
+    '''
+    command = reader(tmp_path, keeper)
+    first, second = (run_reader(command, case(tmp_path, n), sandbox=True) for n in ("a", "b"))
+    session = BatchSession([*command, "--batch"], sandbox=True)
+    try:
+        answered = session.run(case(tmp_path, "c"))
+    finally:
+        session.close()
+    for run in (first, second, answered):
+        assert run.outcome == "accepted" and run.description["_found"] == [], run.summary()
+    assert not any(Path(p).exists() for p in places)
