@@ -393,7 +393,7 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     harness/warm.py: the same copy, no sandbox), given the command, folder, environment and memory limit.
     """
     path = Path(path).resolve()
-    stage = Stage("torchfmt-run-", sandbox=False if launch is not None else sandbox)
+    stage = Stage("torchfmt-run-", sandbox=False if launch is not None else sandbox, warm=launch is not None)
     _copy, given = stage.stage(path)
     env = run_env(stage.home, hints, extra_env)
     env[TOKEN_ENV] = stage.token
