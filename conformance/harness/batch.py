@@ -18,11 +18,10 @@ from __future__ import annotations
 import collections
 import json
 import os
+import secrets
 import select
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import strict_json
+from .capture import Capture, output_limit
 from .runner import (
     CANARY,
     CONFORMANCE,
@@ -44,11 +44,17 @@ from .runner import (
     run_env,
     signal_name,
 )
+from .sandbox import TOKEN_ENV, Stage
 
 #: Members an answer may have besides notes (names starting with ``_``).
 ANSWER_KEYS = frozenset({"id", "status", "description", "error"})
 #: How much of a batch process's stderr is kept, to quote when it dies.
 STDERR_TAIL = 4096
+#: Request ids grow by a random step below this: an answer cannot be written before its request.
+ID_STEP = 1 << 20
+MORE_THAN_ONE_LINE = "the batch process wrote more than one line for the request"
+#: How long the rest of a line written between requests is waited for.
+PENDING_WAIT = 0.5
 #: How long a process that closed its stdout has to exit before it is killed.
 EXIT_GRACE = 5.0
 
@@ -58,13 +64,21 @@ class _Process:
     talkative reader never blocks on a full pipe)."""
 
     def __init__(self, command: Sequence[str], extra_env: Mapping[str, str] | None,
-                 memory_limit: int) -> None:
-        self.parent = Path(tempfile.mkdtemp(prefix="torchfmt-batch-"))
-        self.work = self.parent / "tmp"
-        self.work.mkdir()
-        self.proc = _popen(command, self.work, run_env(self.work, None, extra_env), memory_limit,
-                           stdin=subprocess.PIPE)
+                 memory_limit: int, sandbox: bool | None = None) -> None:
+        self.stage = Stage("torchfmt-batch-", sandbox=sandbox)
+        self.parent, self.work = self.stage.parent, self.stage.work
+        env = run_env(self.stage.home, None, extra_env)
+        env[TOKEN_ENV] = self.stage.token
+        try:
+            self.proc = _popen(self.stage.wrap(command, env), self.work, env, memory_limit,
+                               stdin=subprocess.PIPE)
+        except OSError:
+            self.stage.remove()
+            raise
         self.chunks: list[bytes] = []
+        #: Bytes of the answer line being read (refused past harness/capture.py's output limit).
+        self.held = 0
+        self.limit = output_limit()
         self.eof = False
         self.tail: collections.deque[bytes] = collections.deque(maxlen=64)
         self.drain = threading.Thread(target=self._drain, daemon=True)
@@ -88,29 +102,42 @@ class _Process:
             return False
 
     def answer(self, deadline: float) -> bytes | None:
-        """The next answer line (without its newline); ``None`` when the process closed its stdout, and
-        :class:`TimeoutError` past ``deadline``.  The line is gathered in pieces: a description can be
-        hundreds of MB."""
+        """The next answer line (without its newline); ``None`` when the process closed its stdout,
+        :class:`TimeoutError` past ``deadline`` and :class:`OverflowError` once the line passes the output
+        limit (harness/capture.py).  The line is gathered in pieces, spilled to a file past
+        harness/capture.py's ``SPILL``: a description can be hundreds of MB."""
         fd = self.proc.stdout.fileno()
+        line = Capture(self.limit)
         while True:
-            if self.chunks and b"\n" in self.chunks[-1]:
-                last = self.chunks[-1]
-                cut = last.index(b"\n")
-                line = b"".join([*self.chunks[:-1], last[:cut]])
-                rest = last[cut + 1:]
-                self.chunks = [rest] if rest else []
-                return line
+            if self.chunks:
+                last = self.chunks.pop()
+                cut = last.find(b"\n")
+                if cut >= 0:
+                    if not line.add(last[:cut]):
+                        raise OverflowError(line.size)
+                    rest = last[cut + 1:]
+                    self.chunks = [rest] if rest else []
+                    return line.value()
+                if not line.add(last):
+                    line.close()
+                    raise OverflowError(line.size)
             if self.eof:
+                line.close()
                 return None
             left = deadline - time.monotonic()
             if left <= 0:
+                line.close()
                 raise TimeoutError
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
+                line.close()
                 raise TimeoutError
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 self.eof = True
+                if line.size:  # an unfinished last line: not an answer
+                    line.close()
+                    raise OverflowError(-line.size)
                 return None
             self.chunks.append(chunk)
 
@@ -129,7 +156,8 @@ class _Process:
         return True
 
     def kill(self) -> int | None:
-        """End the process group; its exit status (negative: the signal)."""
+        """End the process group (and, outside a PID namespace, what it left behind); its exit status
+        (negative: the signal)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -138,18 +166,19 @@ class _Process:
             self.proc.wait(timeout=EXIT_GRACE)
         except subprocess.TimeoutExpired:
             pass
-        return self.proc.returncode
+        self.stage.end()
+        return self.stage.status(self.proc.returncode)
 
     def wait_exit(self) -> int | None:
         """The exit status of a process that closed its stdout (killed if it lingers)."""
         try:
-            return self.proc.wait(timeout=EXIT_GRACE)
+            return self.stage.status(self.proc.wait(timeout=EXIT_GRACE))
         except subprocess.TimeoutExpired:
             self.kill()
             return None
 
-    def close(self) -> None:
-        """Close stdin (the protocol's end), give the process a moment, then end its group anyway."""
+    def stdin_end(self) -> None:
+        """Close stdin (the protocol's end) and give the process a moment to exit."""
         try:
             self.proc.stdin.close()
         except OSError:
@@ -158,10 +187,15 @@ class _Process:
             self.proc.wait(timeout=EXIT_GRACE)
         except subprocess.TimeoutExpired:
             pass
+
+    def close(self) -> None:
+        """End the process: its stdin closed, a moment to exit, then its group ended anyway."""
+        self.stdin_end()
         self.kill()
+        self.stage.end()
         for stream in (self.proc.stdout, self.proc.stderr):
             stream.close()
-        shutil.rmtree(self.parent, ignore_errors=True)
+        self.stage.remove()
 
 
 class BatchSession:
@@ -169,53 +203,108 @@ class BatchSession:
 
     def __init__(self, command: Sequence[str], *, time_limit: float = DEFAULT_TIME_LIMIT,
                  memory_limit: int = DEFAULT_MEMORY_LIMIT,
-                 extra_env: Mapping[str, str] | None = None) -> None:
+                 extra_env: Mapping[str, str] | None = None, sandbox: bool | None = None) -> None:
         self.command = list(command)
+        #: bubblewrap's sandbox: ``None`` where it runs (harness/sandbox.py), ``False`` never.
+        self.sandbox = sandbox
         self.time_limit = time_limit
         self.memory_limit = memory_limit
         self.extra_env = dict(extra_env or {})
         self.process: _Process | None = None
         self.requests = 0
+        self.lock = threading.RLock()
+        #: The last request's id; each one grows by a random step.
+        self.next_id = secrets.randbelow(ID_STEP)
+        #: This process's answers by id, and its last answer with a watch set just after it.
+        self.answered: dict[int, Run] = {}
+        self.last: tuple[Run, Watch] | None = None
+        #: Problems found after the verdict of their request was judged: the session fails (conftest.py).
+        self.late: list[str] = []
         #: Processes started, and how many of them ended a broken request.
         self.starts = 0
         self.restarts = 0
 
     def run(self, path: Path, hints: Mapping[str, Any] | None = None, *, watch: Sequence[Path] = (),
             canaries: Sequence[Path] = (CANARY,)) -> Run:
-        """One request: the file's answer, judged as a per-process run of it would be."""
+        """One request: the file's answer, judged as a per-process run of it would be.
+
+        What the process did since its last answer is checked first (:meth:`_between`) and charged to
+        that answer; this request then goes to a new process.  A request that a process which answered
+        others breaks (a line that is not its answer, an exit without an answer, side effects, a canary)
+        is asked again of a new process: when that one answers otherwise, the breakage was the earlier
+        answer's (a second answer, a child's stray line, a late side effect) and is charged to it, the
+        request keeping the new process's answer (spec/canonical.md#canonical-reader-batch)."""
         path = Path(path).resolve()
         self.requests += 1
-        request = {"id": self.requests, "path": str(path), "hints": hint_env(hints or {})}
         command = [*self.command, f"<request {self.requests}: {path}>"]
+        with self.lock:
+            self._between()
+            previous = self.answered[max(self.answered)] if self.answered and self.process is not None \
+                and not self.process.eof else None
+            run, named = self._request(path, hints, watch, canaries, command)
+            earlier = named or (previous if suspect(run) else None)
+            if earlier is None:
+                return run
+            if self.process is not None:  # asked again of a new process
+                self.process.close()
+                self.process = None
+            retry, _ = self._request(path, hints, watch, canaries, command)
+            if named is None and (retry.outcome, retry.breakage) == (run.outcome, run.breakage):
+                return run  # the file's own answer, in a new process too
+            self._charge(earlier, "output" if run.breakage in ("output", "crash") else run.breakage,
+                         ("a second answer to this request came with a later one" if named is not None else
+                          "the next request found: " + "; ".join(run.problems))
+                         + " (a new process answers that request otherwise)")
+            return retry
+
+    def _request(self, path: Path, hints: Mapping[str, Any] | None, watch: Sequence[Path],
+                 canaries: Sequence[Path], command: list[str]) -> tuple[Run, Run | None]:
+        """Send the request and judge its answer: (the run, the earlier answer of this process that the
+        line read as this request's answer names by its id, if any)."""
         start = time.monotonic()
         if self.process is None or self.process.eof or self.process.proc.poll() is not None:
             if self.process is not None:
                 self.process.close()
+            self.answered = {}
             try:
-                self.process = _Process(self.command, self.extra_env, self.memory_limit)
+                self.process = _Process(self.command, self.extra_env, self.memory_limit, self.sandbox)
             except OSError as e:
                 self.process = None
                 run = Run(command, None, b"", b"", 0.0)
                 run.broken("start", f"cannot start the reader's batch process: {e}")
-                return run
+                return run, None
             self.starts += 1
         process = self.process
-        watched = Watch([process.parent, path.parent, CONFORMANCE, *map(Path, watch)], process.work,
-                        canaries)
+        _copy, given = process.stage.stage(path)
+        self.next_id += 1 + secrets.randbelow(ID_STEP)  # grows, and cannot be predicted
+        request_id = self.next_id
+        request = {"id": request_id, "path": given, "hints": hint_env(hints or {})}
+        folders = [process.parent, path.parent, CONFORMANCE, *map(Path, watch)]
+        watched = Watch(folders, process.work, process.stage.canaries(canaries), source=path)
         line: bytes | None = None
         timed_out = False
+        over: int | None = None
         if process.send(json.dumps(request).encode() + b"\n"):
             try:
                 line = process.answer(start + self.time_limit)
             except TimeoutError:
                 timed_out = True
+            except OverflowError as e:
+                over = e.args[0]
         seconds = time.monotonic() - start
         run = Run(command, None, line or b"", b"", seconds)
         end = False
+        earlier: Run | None = None
         if timed_out:
             process.kill()
             run.broken("timeout", f"time limit of {self.time_limit:g} s exceeded (the batch process was "
                                   "killed)")
+            end = True
+        elif over is not None:
+            run.broken("output", f"the answer line passed {process.limit} bytes, the canonical text budget "
+                                 "and its margin (spec/canonical.md#canonical-reader-cli): not kept"
+                       if over > 0 else f"the batch process ended in the middle of an answer line "
+                                        f"({-over} bytes without a newline)")
             end = True
         elif line is None:
             run.status = process.wait_exit()
@@ -226,20 +315,107 @@ class BatchSession:
                                 + (f"; stderr: {tail}" if tail else ""))
             end = True
         else:
-            end = not check_answer(run, line, self.requests)
+            end = not check_answer(run, line, request_id)
+            earlier = self._earlier(line) if end else None
             if not end and process.pending():
-                run.broken("output", "the batch process wrote more than one line for the request")
+                run.broken("output", MORE_THAN_ONE_LINE)
                 end = True
         watched.check(run)
         if end:
             process.kill()
             self.restarts += 1
-        return run
+            self.last = None
+        else:
+            self.answered[request_id] = run
+            run.settle = lambda: self.settle(run)
+            self.last = (run, Watch(folders, process.work, process.stage.canaries(canaries), source=path))
+        return run, earlier
+
+    def _earlier(self, line: bytes) -> Run | None:
+        """The earlier request of this process an answer line names, if any."""
+        try:
+            answer = strict_json.loads(line, wrapped=1)
+        except (strict_json.JSONError, ValueError):
+            return None
+        number = answer.get("id") if isinstance(answer, dict) else None
+        return self.answered.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
+
+    def _between(self, ending: bool = False) -> None:
+        """Charge the last answer with what its process did since: output written before the next request
+        (a second line, an early answer, a child's stray line), an exit before standard input ended, side
+        effects and canaries; the process is then ended, and the next request gets a new one."""
+        if self.last is None or self.process is None:
+            return
+        run, gap = self.last
+        process = self.process
+        problems = []
+        if process.pending():
+            try:
+                line = process.answer(time.monotonic() + PENDING_WAIT)
+            except (TimeoutError, OverflowError):
+                line = None
+            run = (self._earlier(line) if line else None) or run
+            problems.append(("output", "the batch process wrote on standard output after this answer, before "
+                                       "the next request" + (f": {line[:80]!r}" if line else "")))
+        elif process.eof or process.proc.poll() is not None:
+            if not ending:
+                status = process.wait_exit()
+                problems.append(("output", f"the batch process exited (status {status}) after this answer, "
+                                           "before its standard input ended"))
+        probe = Run(run.command, None, b"", b"", 0.0)
+        if ending:  # what the process left behind ends with it
+            process.stage.end()
+        gap.check(probe)
+        if probe.breakage:
+            problems.append((probe.breakage, "after this answer, before the next request: "
+                                             + "; ".join(probe.problems)))
+        self.last = None
+        if problems:
+            for kind, problem in problems:
+                self._charge(run, kind, problem)
+            process.kill()
+            self.restarts += 1
+
+    def _charge(self, run: Run, kind: str, problem: str) -> None:
+        """Fail an answer already given; one already judged fails the session as a whole (:attr:`late`)."""
+        run.broken(kind, problem)
+        if kind == "code-ran":
+            run.breakage = "code-ran"
+        run.outcome = "broken"
+        if run.judged:
+            self.late.append(f"{run.command[-1]}: {problem}")
+
+    def settle(self, run: Run) -> None:
+        """Check what the process did since ``run``'s answer, if it is still the last one (the verdict of
+        a request is judged once this has run)."""
+        if not self.lock.acquire(blocking=False):  # a request in flight checked it as it started
+            return
+        try:
+            if self.last is not None and self.last[0] is run:
+                self._between()
+        finally:
+            self.lock.release()
 
     def close(self) -> None:
-        if self.process is not None:
-            self.process.close()
-            self.process = None
+        with self.lock:
+            if self.process is not None:
+                self.process.stdin_end()
+                self._between(ending=True)
+                self.process.close()
+                self.process = None
+
+
+def suspect(run: Run) -> bool:
+    """Whether a broken request may have been broken by the process's earlier requests: a line that is
+    not its answer, an exit 0, 1 or 2 without an answer, side effects or a canary (a timeout or a death by
+    a signal is the request's own)."""
+    if run.outcome != "broken":
+        return False
+    if run.breakage == "crash":
+        return "before answering" in run.problems[0] and run.status in (0, 1, 2)
+    if run.problems[0] == MORE_THAN_ONE_LINE:  # came with the answer: the request's own
+        return False
+    return run.breakage in ("output", "side-effect", "code-ran")
 
 
 def check_answer(run: Run, line: bytes, request: int) -> bool:
