@@ -119,7 +119,9 @@ def _hidden() -> list[Path]:
 def _view() -> tuple[str, ...]:
     """bwrap's arguments for the file system every sandboxed run sees (its own folders aside): the root
     read-only, the project's checkouts and the corpus hidden, what the readers' commands need of the
-    checkouts the harness and ``torchfmt`` come from bound back read-only."""
+    checkouts the harness and ``torchfmt`` come from bound back read-only.  The hidden folders are made
+    read-only by :func:`_sealed`, after the command's own folders are bound into them (a mount point is
+    made in a folder still writable)."""
     args = ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
     needed = _suite_roots()[:1] + [r for r in _suite_roots() if r == _origin()]
     for hidden in _hidden():
@@ -128,8 +130,13 @@ def _view() -> tuple[str, ...]:
             for rel in VISIBLE:
                 if (hidden / rel).is_dir():
                     args += ["--ro-bind", str(hidden / rel), str(hidden / rel)]
-        args += ["--remount-ro", str(hidden)]
     return tuple(args)
+
+
+@cache
+def _sealed() -> tuple[str, ...]:
+    """bwrap's arguments that make the hidden folders' empty stand-ins read-only (last: see :func:`_view`)."""
+    return tuple(a for hidden in _hidden() for a in ("--remount-ro", str(hidden)))
 
 
 def _knows_cases(folder: Path) -> bool:
@@ -231,7 +238,8 @@ class Stage:
         assert BWRAP is not None
         binds = [a for p in reader_folders([program, *command[1:]], env) for a in ("--ro-bind", p, p)]
         return [BWRAP, *_namespaces(), *_view(), "--bind", str(self.work), str(SANDBOX_TMP), *binds,
-                "--ro-bind", str(self.inputs), str(INPUT), "--chdir", str(SANDBOX_TMP), "--", *command]
+                "--ro-bind", str(self.inputs), str(INPUT), *_sealed(), "--chdir", str(SANDBOX_TMP), "--",
+                *command]
 
     def status(self, status: int | None) -> int | None:
         """The reader's exit status: bwrap exits 128 + N for a command killed by signal N."""
