@@ -11,6 +11,7 @@ wrapper passes the same cases, so each failure is the trick's.
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 
@@ -204,7 +205,9 @@ def test_a_number_without_a_form_is_an_output_failure_not_a_harness_error(
 def test_an_id_written_as_a_float_is_refused(wrapper: list[str]) -> None:
     verdicts = verdicts_batch(wrapper, "float-id", PLAIN[:2])
     assert {k: v.kind for k, v in verdicts.items()} == dict.fromkeys(verdicts, "output")
-    assert all("id is 1.0" in v.detail or "id is 2.0" in v.detail for v in verdicts.values()), verdicts
+    # the request's own number, written as a float (request ids grow by a random step, harness/batch.py)
+    assert all(re.search(r"id is (\d+)\.0, not the request's \1\b", v.detail) for v in verdicts.values()), \
+        verdicts
 
 
 def test_a_reader_that_accepts_everything_with_an_empty_document_fails_the_open_impl_cases(
