@@ -107,11 +107,13 @@ class LegacyStorages:
             raise FormatError("bad-reference", offset, f"key {key!r} names both a storage and a view")
         if key in self.roots:
             first, storage = self.roots[key]
+            if not storage.numel and signature[2] == 0:
+                # torch keeps no empty storage: a later id of an empty key is a fresh empty storage of its
+                # own type on the first's device (spec/pt-legacy.md#pt-legacy-empty-storage)
+                return Storage(signature[0], 0, device=storage.device, key=storage.key)
             if first != signature:
                 raise FormatError("bad-reference", offset, f"storage {key!r} named twice with different "
                                                            "type, location or size")
-            if not storage.numel:  # torch keeps no empty storage: spec/tensors.md#tensors-storage-identity
-                return Storage(storage.dtype, 0, device=storage.device, key=storage.key)
             return storage
         dtype, location, numel = signature
         storage = Storage(dtype, numel, device=location, key=str(key))
