@@ -1,0 +1,76 @@
+"""The questions a reader written from the spec alone left open, and the bugs byte-mutated copies found in
+it that no case caught (issue 27): one file each that decides the answer, judged by torch 2.13.
+
+Hidden bugs: a FLOAT text holding a NUL (C ``_pickle``'s ``strtod`` stops at the NUL and takes an end
+there, ``pickle.py`` refuses: spec/pickle.md#pickle-number-text), a storage location holding a NUL (cut
+at it, two locations compare equal: spec/pt-zip.md#pt-zip-storage-records), a tar header whose base-256
+size needs more than 64 bits (taken for "not tar": spec/canonical.md#canonical-detect).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+from . import sources, tar, tar_writer, wrap
+from .rebuild_semantics import F32, doc, pid, v2
+from .rebuild_semantics import in_zip as rebuild_in_zip
+from .record import AdvCase
+
+GEN = "spec_answers.py"
+ZIP = ["zip-archive", "pickle-protocol-2", "pickle-persistent-id", "pickle-reduce"]
+RECORDS = "pt-zip.md#pt-zip-storage-records"
+
+
+def answer_cases() -> list[AdvCase]:
+    out: list[AdvCase] = []
+
+    def zip_case(name: str, pkl: bytes, storages: dict[str, bytes], errors: list[str], feats: list[str],
+                 spec: list[str], how: str, why: str = "") -> None:
+        out.append(AdvCase(f"pt-zip/adv-{name}", rebuild_in_zip(pkl, storages), errors, ZIP + feats, spec,
+                           how, sources.zip_source(), GEN, category="reject" if errors else "accept",
+                           why_stricter=why))
+
+    # -- hidden bug 1: FLOAT text with a NUL inside
+    out.append(AdvCase(
+        "pt-zip/adv-float-text-nul-inside",
+        wrap.in_zip(pickle.FLOAT + b"-0\x000\n" + pickle.STOP, drop=("/data/0", "/data/1")),
+        ["bad-value"], ["zip-archive", "pickle-protocol-0", "adv-number-text"],
+        ["pickle.md#pickle-number-text", "pickle.md#pickle-weights-only", "pt-zip.md#pt-zip-data-pkl"],
+        "data.pkl is FLOAT '-0\\x000' (a NUL between two digits), STOP: C _pickle's PyOS_string_to_double "
+        "stops at the NUL and _pickle takes a NUL for the end of the text (-0.0), pickle.py's float() "
+        "refuses it; the spec's grammar has no NUL, so the text is bad-value (torch's weights_only loader "
+        "refuses FLOAT)",
+        sources.zip_source(), GEN))
+    # -- hidden bug 2: a location with a NUL is the whole string, compared and described whole
+    f3 = {"0": F32}
+    zip_case("location-nul-inside",
+             doc(("x", v2(pid("FloatStorage", "0", 3, location="cpu\x00a"), 0, (3,), (1,)))), f3, [],
+             ["dtype-float32"], [RECORDS, "canonical.md#canonical-pt-values"],
+             "one float32 tensor whose storage location is 'cpu\\x00a' (a NUL inside): torch keeps the "
+             "whole string (map_location sees 'cpu\\x00a'); the description's device is those 5 characters, "
+             "not 'cpu'")
+    zip_case("location-nul-two-suffixes",
+             doc(("x", v2(pid("FloatStorage", "0", 3, location="cpu\x00a"), 0, (3,), (1,))),
+                 ("y", v2(pid("FloatStorage", "0", 3, location="cpu\x00b"), 0, (3,), (1,)))), f3,
+             ["bad-reference"], ["dtype-float32", "shared-storage"],
+             [RECORDS, "pt-zip.md#pt-zip-consistency"],
+             "two tensors over storage key '0', whose persistent ids give the locations 'cpu\\x00a' and "
+             "'cpu\\x00b': they differ after the NUL, so the key is named twice with different locations "
+             "(a reader that cuts a location at a NUL sees 'cpu' twice and accepts)",
+             why="torch keeps the first persistent id of a key and ignores the second's location; the spec "
+             "requires every id of a key to agree (storage-key-disagrees)")
+    # -- hidden bug 3: a base-256 size of more than 64 bits is still a tar number
+    sd = tar_writer.members(tar._state_dict(), garbage=b"\0\0\0\x80")
+    huge = 2**80 + len(sd["sys_info"])
+    out.append(AdvCase(
+        "pt-tar/adv-tar-size-base-256-past-64-bits",
+        tar_writer.archive(sd, size_field={"sys_info": b"\x80" + huge.to_bytes(11, "big")}),
+        ["truncated", "out-of-bounds", "bad-container"], ["tar-archive", "tar-base-256", "state-dict"],
+        ["pt-tar.md#pt-tar-members", "canonical.md#canonical-detect"],
+        f"the state-dict tar case whose first header (sys_info) gives its size in GNU base-256 form as "
+        f"2^80 + {len(sd['sys_info'])} (81 bits; checksum recomputed): tarfile reads the header (Python "
+        "ints have no width), so the file is tar, and the member runs past the end of the file (torch "
+        "finds no 'storages' member and refuses); a reader whose base-256 numbers stop at 64 bits takes "
+        "it for no tar at all",
+        None, GEN))
+    return out
