@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 
+from . import assemble as a
 from . import sources, tar, tar_writer, wrap
 from .rebuild_semantics import F32, doc, pid, v2
 from .rebuild_semantics import in_zip as rebuild_in_zip
@@ -73,4 +74,56 @@ def answer_cases() -> list[AdvCase]:
         "finds no 'storages' member and refuses); a reader whose base-256 numbers stop at 64 bits takes "
         "it for no tar at all",
         None, GEN))
+    # -- questions of spec/pickle.md: SETITEMS/APPENDS with nothing above the MARK, INST's order, renames
+    def pkl_case(name: str, pkl: bytes, errors: list[str], feats: list[str], spec: list[str], how: str,
+                 cpython: bool = False) -> None:
+        out.append(AdvCase(f"pt-zip/adv-{name}", wrap.in_zip(pkl, drop=("/data/0", "/data/1")), errors,
+                           ["zip-archive"] + feats, spec + ["pt-zip.md#pt-zip-data-pkl"], how,
+                           sources.zip_source(), GEN, category="reject" if errors else "accept",
+                           cpython_opcodes=cpython))
+
+    stack = ["pickle.md#pickle-stack", "pickle.md#pickle-mark"]
+    pkl_case("setitems-nothing-above-mark-on-list",
+             a.proto(2) + pickle.EMPTY_LIST + pickle.MARK + pickle.SETITEMS + pickle.STOP,
+             ["bad-pickle"], ["pickle-protocol-2", "pickle-list"], stack,
+             "EMPTY_LIST, MARK, SETITEMS: no item above the MARK, and a list below it; torch's loader checks "
+             "the container first and refuses ('Can only SETITEMS for dict, ...'), CPython's C unpickler "
+             "returns before looking at it")
+    pkl_case("appends-nothing-above-mark-on-dict",
+             a.proto(2) + pickle.EMPTY_DICT + pickle.MARK + pickle.APPENDS + pickle.STOP,
+             ["bad-pickle"], ["pickle-protocol-2", "pickle-dict"], stack,
+             "EMPTY_DICT, MARK, APPENDS: no item above the MARK, and a dict below it; torch's loader refuses "
+             "('Can only extend lists'), CPython's C unpickler returns before looking at it")
+    pkl_case("inst-no-mark-undecodable-name",
+             pickle.INST + b"coll\xffections\nOrderedDict\n" + pickle.STOP,
+             ["bad-pickle"], ["pickle-protocol-0"], stack + ["pickle.md#pickle-globals"],
+             "a protocol 0 pickle: INST with no MARK open and a module name holding the byte 0xff: C _pickle "
+             "(the authority for INST) looks for the MARK first ('could not find MARK'); pickle.py decodes "
+             "the name first (UnicodeDecodeError). The missing MARK wins: bad-pickle, not bad-value")
+    py2 = ["pickle.md#pickle-globals", "pickle.md#pickle-weights-only"]
+    set_of_one = a.list_(a.integer(1)) + pickle.TUPLE1 + pickle.REDUCE
+    pkl_case("global-python2-name-protocol-3",
+             a.proto(3) + pickle.GLOBAL + b"__builtin__\nset\n" + set_of_one + pickle.STOP,
+             [], ["pickle-protocol-3", "pickle-set", "pickle-reduce"], py2,
+             "PROTO 3, GLOBAL __builtin__ set, REDUCE on ([1],): torch's loader renames a Python 2 module "
+             "in GLOBAL at every protocol and loads {1}; CPython's unpickler renames below protocol 3 only "
+             "(No module named '__builtin__')")
+    pkl_case("stack-global-python2-name",
+             a.proto(4) + a.binunicode("__builtin__") + a.binunicode("set") + pickle.STACK_GLOBAL
+             + pickle.EMPTY_TUPLE + pickle.REDUCE + pickle.STOP,
+             ["unsafe-global"], ["pickle-protocol-4"], py2,
+             "PROTO 4, STACK_GLOBAL of '__builtin__' 'set': torch's loader refuses STACK_GLOBAL, and "
+             "CPython's unpickler, the authority for it, renames Python 2 modules below protocol 3 only, so "
+             "'__builtin__.set' names no allowed global")
+    pkl_case("inst-python2-name-protocol-3",
+             a.proto(3) + pickle.MARK + pickle.INST + b"__builtin__\nset\n" + pickle.STOP,
+             ["unsafe-global"], ["pickle-protocol-3"], py2,
+             "PROTO 3, MARK, INST __builtin__ set: INST is CPython's (torch's loader refuses it), which "
+             "renames below protocol 3 only: '__builtin__.set' names no allowed global")
+    pkl_case("inst-python2-name-protocol-2",
+             a.proto(2) + pickle.MARK + pickle.INST + b"__builtin__\nset\n" + pickle.STOP,
+             [], ["pickle-protocol-2", "pickle-set"], py2,
+             "PROTO 2, MARK, INST __builtin__ set: below protocol 3 CPython's unpickler renames __builtin__ "
+             "to builtins, and INST calls set() (judged by torch.load(weights_only=False), CPython's C "
+             "unpickler)", cpython=True)
     return out
