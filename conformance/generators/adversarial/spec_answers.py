@@ -9,7 +9,9 @@ size needs more than 64 bits (taken for "not tar": spec/canonical.md#canonical-d
 
 from __future__ import annotations
 
+import io
 import pickle
+import tarfile
 
 from . import assemble as a
 from . import sources, tar, tar_writer, wrap
@@ -126,4 +128,29 @@ def answer_cases() -> list[AdvCase]:
              "PROTO 2, MARK, INST __builtin__ set: below protocol 3 CPython's unpickler renames __builtin__ "
              "to builtins, and INST calls set() (judged by torch.load(weights_only=False), CPython's C "
              "unpickler)", cpython=True)
+    # -- the ustar prefix field (bytes 345-500): a member named a/storages beside storages
+    out.append(AdvCase(
+        "pt-tar/adv-tar-prefix-field-names-another-member",
+        _with_prefixed_member(tar_writer.archive(sd), b"a", b"storages", b"not the storages"),
+        [], ["tar-archive", "state-dict", "dtype-float32", "shared-storage"],
+        ["pt-tar.md#pt-tar-members", "pt-tar.md#pt-tar-storages"],
+        "the state-dict tar case with one more member after the others, a ustar header whose prefix field "
+        "(bytes 345-500) is 'a' and whose name is 'storages': its name is 'a/storages', which torch's "
+        "tarfile never extracts (it reads the real 'storages'); a reader that takes the prefix from byte "
+        "344 (devminor's last byte, a NUL) sees a second 'storages' member",
+        None, GEN, category="accept"))
     return out
+
+
+def _with_prefixed_member(data: bytes, prefix: bytes, name: bytes, body: bytes) -> bytes:
+    """``data`` (a tar archive) with one more regular member, named by the ustar ``prefix`` and ``name``
+    fields, before its end-of-archive blocks (tarfile finds where the last member ends)."""
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+        last = tf.getmembers()[-1]
+    end = last.offset_data + -(-last.size // 512) * 512
+    header = bytearray(tarfile.TarInfo(name.decode()).tobuf(format=tarfile.USTAR_FORMAT))
+    header[124:136] = b"%011o\0" % len(body)
+    header[345:345 + len(prefix)] = prefix
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\0 " % sum(header)
+    return data[:end] + bytes(header) + body + bytes(-len(body) % 512) + bytes(1024)
