@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import struct
 import tarfile
 
 from . import assemble as a
@@ -139,6 +140,35 @@ def answer_cases() -> list[AdvCase]:
         "tarfile never extracts (it reads the real 'storages'); a reader that takes the prefix from byte "
         "344 (devminor's last byte, a NUL) sees a second 'storages' member",
         None, GEN, category="accept"))
+    # -- questions of spec/pt-tar.md: the decimal ids, one namespace, a view of a view
+    tar_spec = ["pt-tar.md#pt-tar-pickle", "pt-tar.md#pt-tar-storages", "pt-tar.md#pt-tar-tensors"]
+
+    def tar_case(name: str, data: bytes, errors: list[str], how: str, why: str = "") -> None:
+        out.append(AdvCase(f"pt-tar/adv-tar-{name}", data, errors, ["tar-archive", "dtype-float32"],
+                           ["pt-tar.md#pt-tar-members", *tar_spec], how, None, GEN,
+                           category="reject" if errors else "accept", why_stricter=why))
+
+    int_parse = ("torch's tar loader looks a persistent id up with Python's int(), which also reads a sign, "
+                 "spaces, underscores and non-ASCII digits; the spec's ids are the ASCII digits torch's "
+                 "writer wrote (str(key)), so that no two readers resolve one id to two objects")
+    tar_case("id-leading-zeros", _tar_checkpoint("0002"), [],
+             "a tar checkpoint (one 3-element float32 storage, key 1; one tensor over it, key 2) whose "
+             "object pickle names the tensor by the persistent id '0002': ASCII digits with leading zeros "
+             "name key 2, as torch's int('0002') does")
+    tar_case("id-plus-sign", _tar_checkpoint("+2"), ["bad-reference"],
+             "the same checkpoint whose object names the tensor by the persistent id '+2'", int_parse)
+    tar_case("id-space", _tar_checkpoint(" 2"), ["bad-reference"],
+             "the same checkpoint whose object names the tensor by the persistent id ' 2' (a space first)",
+             int_parse)
+    tar_case("tensor-key-is-storage-key", _tar_checkpoint("1", tensor_key=1), ["bad-reference"],
+             "the same checkpoint whose tensor has key 1, the key of its storage, and whose object names '1'",
+             "torch's tar loader keeps storages, views and tensors in one dict, so the tensor replaces the "
+             "storage of its key and the object gets whichever came last; the spec's keys name one object "
+             "each in that one namespace")
+    tar_case("view-of-view", _tar_checkpoint("2", views=[(5, 1, 1, 2), (6, 5, 1, 1)], storage_key=6), [],
+             "a tar checkpoint whose storage views are (5, 1, 1, 2) (elements 1-2 of storage 1) and "
+             "(6, 5, 1, 1) (element 1 of view 5, element 2 of storage 1), and whose tensor views storage "
+             "6: a view's root may be an earlier view, as torch looks both up in one dict")
     return out
 
 
@@ -154,3 +184,22 @@ def _with_prefixed_member(data: bytes, prefix: bytes, name: bytes, body: bytes) 
     header[148:156] = b" " * 8
     header[148:156] = b"%06o\0 " % sum(header)
     return data[:end] + bytes(header) + body + bytes(-len(body) % 512) + bytes(1024)
+
+
+def _tar_checkpoint(pid: str, *, tensor_key: int = 2, storage_key: int = 1,
+                    views: list[tuple[int, int, int, int]] | None = None) -> bytes:
+    """A tar checkpoint of torch 0.1's layout (spec/pt-tar.md): storage 1 of three float32s, the storage
+    ``views``, one 1-element tensor ``tensor_key`` over ``storage_key``, an object {'x': persistent id
+    ``pid``}."""
+    prog = a.program
+    storages = prog(a.integer(1))
+    storages += prog(a.tuple_(a.integer(1), a.binunicode("cpu"), a.global_("torch", "FloatStorage")))
+    storages += struct.pack("<q", 3) + F32
+    storages += prog(a.list_(*(a.tuple_(*(a.integer(v) for v in view)) for view in views or [])))
+    tensors = prog(a.integer(1))
+    tensors += prog(a.tuple_(a.integer(tensor_key), a.integer(storage_key),
+                             a.global_("torch", "FloatTensor")))
+    tensors += struct.pack("<ii", 1, 0) + struct.pack("<qqq", 1, 1, 0)
+    obj = prog(a.dict_((a.binunicode("x"), a.binunicode(pid) + pickle.BINPERSID)))
+    sys_info = pickle.dumps(tar_writer.SYS_INFO, protocol=2)
+    return tar_writer.archive({"sys_info": sys_info, "pickle": obj, "tensors": tensors, "storages": storages})
