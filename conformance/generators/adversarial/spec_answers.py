@@ -169,6 +169,38 @@ def answer_cases() -> list[AdvCase]:
              "a tar checkpoint whose storage views are (5, 1, 1, 2) (elements 1-2 of storage 1) and "
              "(6, 5, 1, 1) (element 1 of view 5, element 2 of storage 1), and whose tensor views storage "
              "6: a view's root may be an earlier view, as torch looks both up in one dict")
+    # -- what a never-BUILT Parameter() or legacy tensor describes as; a memoized torch.Size; device index
+    par = a.global_("torch.nn.parameter", "Parameter") + pickle.EMPTY_TUPLE + pickle.NEWOBJ
+    legacy = ["legacy-stream", "pickle-protocol-2"]
+    for name, value, feats, how in (
+            ("parameter-never-built", par, ["parameter", "empty-tensor"],
+             "torch.nn.parameter.Parameter() by NEWOBJ (the tar-era form) with no BUILD after it: torch "
+             "loads Parameter(), an empty float32 parameter that requires grad"),
+            ("legacy-tensor-never-built", a.call(a.global_("torch", "FloatTensor")), ["empty-tensor"],
+             "torch.FloatTensor() by REDUCE (the torch 0.1.10-0.1.12 form) with no BUILD after it: torch "
+             "loads an empty float32 tensor")):
+        out.append(AdvCase(
+            f"pt-legacy/adv-{name}",
+            wrap.in_legacy(a.program(a.dict_((a.binunicode("t"), value))), [], b""), [],
+            legacy + ["pickle-reduce", "dtype-float32"] + feats,
+            ["pt-legacy.md#pt-legacy-rebuild-tensor", "tensors.md#tensors-empty"],
+            f"a legacy stream (torch's head pickles) whose object is {{'t': <value>}}, no storage: {how}",
+            sources.torch_legacy(), GEN, category="accept"))
+    size = a.call(a.global_("torch", "Size"), a.tuple_(a.integer(2), a.integer(3))) + a.put(7)
+    pkl_case("size-memoized-twice", a.program(a.list_(size, a.get(7))), [],
+             ["pickle-protocol-2", "pickle-memo", "pickle-list", "pickle-reduce"],
+             ["canonical.md#canonical-sharing", "canonical.md#canonical-pt-values"],
+             "a list of one torch.Size((2, 3)), memoized (BINPUT 7) and fetched again (BINGET 7): the two "
+             "items are one object in torch, described once with an id and then as a ref")
+    dev = ["tensors.md#tensors-device"]
+    pkl_case("device-negative-index",
+             a.program(a.call(a.global_("torch", "device"), a.binunicode("cuda"), a.integer(-1))),
+             ["bad-value"], ["pickle-protocol-2", "pickle-reduce"], dev,
+             "torch.device('cuda', -1): torch refuses a negative index ('Device index must not be negative')")
+    pkl_case("device-negative-index-string",
+             a.program(a.call(a.global_("torch", "device"), a.binunicode("cuda:-1"))),
+             ["bad-value"], ["pickle-protocol-2", "pickle-reduce"], dev,
+             "torch.device('cuda:-1'): torch refuses the string ('Invalid device string')")
     return out
 
 
