@@ -201,6 +201,65 @@ def answer_cases() -> list[AdvCase]:
              a.program(a.call(a.global_("torch", "device"), a.binunicode("cuda:-1"))),
              ["bad-value"], ["pickle-protocol-2", "pickle-reduce"], dev,
              "torch.device('cuda:-1'): torch refuses the string ('Invalid device string')")
+    # -- legacy persistent ids, sys_info's type_sizes, an OrderedDict's BUILD state
+    def lpid(numel: bytes, view: bytes) -> bytes:
+        return (a.tuple_(a.binunicode("storage"), a.global_("torch", "FloatStorage"), a.binunicode("0"),
+                         a.binunicode("cpu"), numel, view) + pickle.BINPERSID)
+
+    def legacy_tensor(p: bytes) -> bytes:
+        return wrap.in_legacy(a.program(a.dict_((a.binunicode("x"), v2(p, 0, (3,), (1,))))), ["0"],
+                              wrap.storage_record(3, F32))
+
+    ids = ["pt-legacy.md#pt-legacy-persistent-id"]
+    lfeats = ["legacy-stream", "pickle-protocol-2", "pickle-persistent-id", "pickle-reduce"]
+    f3_0 = pickle.BINFLOAT + struct.pack(">d", 3.0)
+    out.append(AdvCase("pt-legacy/adv-legacy-id-numel-float", legacy_tensor(lpid(f3_0, pickle.NONE)),
+                       ["bad-reference"], lfeats, ids,
+                       "a legacy stream whose persistent id gives numel as the float 3.0 (torch refuses: "
+                       "torch.UntypedStorage(12.0))", sources.torch_legacy(), GEN))
+    view = a.tuple_(pickle.BINFLOAT + struct.pack(">d", 1.5), a.integer(0), a.integer(3))
+    out.append(AdvCase("pt-legacy/adv-legacy-id-view-key-float", legacy_tensor(lpid(a.integer(3), view)),
+                       ["bad-reference"], lfeats, ids,
+                       "a legacy stream whose persistent id names the view (1.5, 0, 3) of storage '0': a "
+                       "view key that is a float; torch loads it (its dict takes any hashable key)",
+                       sources.torch_legacy(), GEN,
+                       why_stricter="torch's legacy loader takes any hashable view key as its dict key; the "
+                       "spec's keys are the str, bytes or int torch's writer wrote (legacy-view-key-kind)"))
+    raw = sources.torch_legacy().data
+    spans = wrap.legacy_spans(raw)
+    head = [(a.binunicode("protocol_version"), a.integer(1001)),
+            (a.binunicode("little_endian"), pickle.NEWTRUE)]
+    for name, entries, text in (
+            ("no-long", [("short", a.integer(2)), ("int", a.integer(4))],
+             "{'short': 2, 'int': 4} (no long)"),
+            ("long-str", [("short", a.integer(2)), ("int", a.integer(4)), ("long", a.binunicode("8"))],
+             "{'short': 2, 'int': 4, 'long': '8'} (a str)")):
+        sizes = (a.binunicode("type_sizes"), a.dict_(*((a.binunicode(k), v) for k, v in entries)))
+        out.append(AdvCase(
+            f"pt-legacy/adv-legacy-type-sizes-{name}",
+            raw[:spans[1][1]] + a.program(a.dict_(*head, sizes)) + raw[spans[2][1]:],
+            ["bad-value"], ["legacy-stream"], ["pt-legacy.md#pt-legacy-sys-info"],
+            f"torch's legacy stream whose sys_info's type_sizes is {text}: torch never looks at sys_info",
+            sources.torch_legacy(), GEN,
+            why_stricter="torch reads sys_info and does not look at it; the spec checks the fields that say "
+            "how the writer laid the storages out (legacy-sys-info)"))
+    od = a.global_("collections", "OrderedDict") + pickle.EMPTY_TUPLE + pickle.REDUCE
+    odict = ["pickle.md#pickle-ordered-dict"]
+    pkl_case("ordered-dict-build-none", a.program(od + pickle.NONE + pickle.BUILD), ["bad-pickle"],
+             ["pickle-protocol-2", "pickle-ordered-dict", "pickle-reduce"], odict,
+             "OrderedDict() then BUILD with the state None: torch refuses ('NoneType' object is not "
+             "iterable)")
+    out.append(AdvCase(
+        "pt-zip/adv-ordered-dict-build-pairs",
+        wrap.in_zip(a.program(od + a.list_(a.tuple_(a.binunicode("a"), a.integer(1))) + pickle.BUILD),
+                    drop=("/data/0", "/data/1")),
+        ["bad-pickle"], ["zip-archive", "pickle-protocol-2", "pickle-ordered-dict", "pickle-reduce"],
+        odict + ["pt-zip.md#pt-zip-data-pkl"],
+        "OrderedDict() then BUILD with the state [('a', 1)], a list of pairs: torch's __dict__.update takes "
+        "it and loads OrderedDict() with an attribute a", sources.zip_source(), GEN,
+        why_stricter="torch's loader updates an OrderedDict's __dict__ with any mapping or pairs; an "
+        "attribute has a str name and torch's writer sets only _metadata, by a dict "
+        "(ordered-dict-build-state)"))
     return out
 
 

@@ -58,7 +58,10 @@ def check_sys_info(sys_info: Any, at: int, protocol_version: int = PROTOCOL_VERS
                                            "little_endian and type_sizes")
     sizes = sys_info["type_sizes"]
     for name, allowed in TYPE_SIZES.items():
-        if sizes.get(name) not in allowed:
+        if type(sizes.get(name)) is not int:  # missing or not a size: malformed, as no type_sizes is
+            raise FormatError("bad-value", at, f"sys_info must hold type_sizes {name} as an int, not "
+                                               f"{quote(sizes.get(name))}")
+        if sizes[name] not in allowed:
             raise Unsupported(f"legacy type_sizes {name}={quote(sizes.get(name))}")
     return sys_info["little_endian"]
 
