@@ -1,9 +1,9 @@
 """The budgets of spec/canonical.md#canonical-node-budget and pickle.md#pickle-limits at their edges: a
 description of exactly 500,000 VALUE nodes (a file torch.save wrote, a sparse COO tensor among them) and
 of 500,001, bytes text four bytes a copy past the text budget, tensors holding exactly 4 times their
-storages' elements plus 16,777,216 and one more.  Each hand-made pickle sits in torch's zip container as
-``archive/data.pkl``; the accept cases' expectation is torch's description of what ``weights_only=True``
-loads (torchcheck)."""
+storages' bytes plus 268,435,456 (VIEW_BYTES) and one more.  Each hand-made pickle sits in torch's zip
+container as ``archive/data.pkl``; the accept cases' expectation is torch's description of what
+``weights_only=True`` loads (torchcheck)."""
 
 from __future__ import annotations
 
