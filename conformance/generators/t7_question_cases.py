@@ -1528,6 +1528,83 @@ def fast_path_guard_cases() -> list[Case]:
     ]
 
 
+def expansion_cases() -> list[Case]:
+    """spec/t7.md#t7-limits, #t7-tensor: expanded views at the sizes real models hold them (the hash bound
+    is bytes, spec/pickle.md#pickle-limits) and dimension counts past numpy's 64, written by real Lua
+    Torch (issue 27: torch7 reads all four; the spec refused the first three)."""
+    feats = ["t7-binary", "t7-torch-object", "t7-class-version", "dtype-float32"]
+    spec = ["t7.md#t7-tensor", "t7.md#t7-limits", "tensors.md#tensors-view", "canonical.md#canonical-hash"]
+    cmul = lua_torch.run(
+        "require 'nn'; local m = nn.CMul(1); m.weight:fill(0.5); m:forward(torch.ones(16800000)); "
+        "m.output = torch.DoubleTensor(); m._output = nil; m.gradInput = torch.DoubleTensor(); "
+        "io.write(torch.serialize(m, 'binary'))"
+    )
+    expand = lua_torch.run(
+        "local t = torch.FloatTensor(1, 1):fill(3); io.write(torch.serialize(t:expand(5000, 5000), 'binary'))"
+    )
+    dims = ("local t = torch.FloatTensor(torch.LongStorage(N):fill(1)):fill(2); "
+            "io.write(torch.serialize(t, 'binary'))")
+    return [
+        Case(
+            "cmul-expand-buffer",
+            "t7-binary",
+            cmul,
+            "accept",
+            [],
+            ["t7-binary", "t7-torch-object", "t7-class-version", "t7-nn-module", "t7-table", "dtype-float64",
+             "expanded-stride0", "shared-storage"],
+            spec,
+            "nn.CMul(1) (weight filled with 0.5) after a forward pass over torch.ones(16800000), saved with "
+            "torch.serialize: its _expand buffer is a 16,800,000-element stride-0 view of the 1-element "
+            "weight (134.4 MB of doubles to hash, within the 2^28-byte bound); output and gradInput "
+            "emptied and _output (a view of the output) dropped, so the file is 792 bytes",
+            BIN,
+            writer=lua_torch.WRITER,
+        ),
+        Case(
+            "tensor-expand-5000x5000",
+            "t7-binary",
+            expand,
+            "accept",
+            [],
+            feats + ["expanded-stride0"],
+            spec,
+            "torch.FloatTensor(1, 1):fill(3):expand(5000, 5000), saved with torch.serialize: 25,000,000 "
+            "elements of stride (0, 0) over a 1-element storage (100 MB to hash)",
+            BIN,
+            writer=lua_torch.WRITER,
+        ),
+        Case(
+            "tensor-65-dims",
+            "t7-binary",
+            lua_torch.run(dims.replace("N", "65")),
+            "accept",
+            [],
+            feats,
+            spec,
+            "torch.FloatTensor(torch.LongStorage(65):fill(1)):fill(2), saved with torch.serialize: 65 "
+            "dimensions of size 1 (numpy allows 64; the dimensions of size 1 change no element's place)",
+            BIN,
+            writer=lua_torch.WRITER,
+        ),
+        Case(
+            "tensor-1025-dims",
+            "t7-binary",
+            lua_torch.run(dims.replace("N", "1025")),
+            "reject",
+            ["limit-exceeded"],
+            feats,
+            ["t7.md#t7-tensor", "t7.md#t7-limits"],
+            "torch.FloatTensor(torch.LongStorage(1025):fill(1)):fill(2), saved with torch.serialize: 1,025 "
+            "dimensions of size 1, one past the spec's bound",
+            BIN,
+            why="torch7 reads any dimension count the file holds; the spec bounds it at 1,024 so that a "
+            "tensor header's work and its description's shape stay bounded, far above real tensors",
+            writer=lua_torch.WRITER,
+        ),
+    ]
+
+
 def all_cases() -> list[Case]:
     return (
         detection_cases()
@@ -1544,4 +1621,5 @@ def all_cases() -> list[Case]:
         + survivor_cases()
         + fast_path_guard_cases()
         + mutation_round2_cases()
+        + expansion_cases()
     )

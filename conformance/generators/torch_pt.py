@@ -307,6 +307,17 @@ def _empty_shared() -> dict[str, torch.Tensor]:
     return {"z": z, "t": z.t(), "cols": z[:, 1:3], "again": z}
 
 
+@recipe("empty-storage-two-dtypes", spec=("tensors.md#tensors-storage-identity",
+                                          "pt-legacy.md#pt-legacy-empty-storage"),
+        notes="an empty float32 tensor, its .view(torch.int32) and a float64 TypedStorage wrapping its "
+              "untyped storage: one key under three dtypes; torch's legacy loader makes a fresh empty "
+              "storage of each id's dtype whenever the cached one is empty (issue 27)")
+def _empty_two_dtypes() -> list[Any]:
+    t = torch.empty(0)
+    return [t, t.view(torch.int32),
+            torch.storage.TypedStorage(wrap_storage=t.untyped_storage(), dtype=torch.float64, _internal=True)]
+
+
 @recipe("large-float32", features=("contiguous",), notes="256 KiB of float32")
 def _large() -> torch.Tensor:
     return torch.randn(256, 256)

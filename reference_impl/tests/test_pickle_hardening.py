@@ -307,12 +307,12 @@ def test_views_of_one_storage_are_bounded_before_anything_is_hashed() -> None:
     from torchfmt.dtypes import BY_NAME
     from torchfmt.model import Storage, Tensor
 
+    fits = 4 + limits.VIEW_BYTES.value // 4_000_000  # 4 MB views: 4 times the storage plus VIEW_BYTES
     s = Storage(BY_NAME["float32"], 1_000_000)
-    views = [Tensor(BY_NAME["float32"], (1_000_000,), (1,), 0, s) for _ in range(4 + 17)]
+    views = [Tensor(BY_NAME["float32"], (1_000_000,), (1,), 0, s) for _ in range(fits + 1)]
     with pytest.raises(FormatError) as e:
         describe_document(Document("pt-zip", [views]))
     assert e.value.code == "limit-exceeded"
-    fits = 4 + limits.VIEW_ELEMENTS.value // 1_000_000
     s2 = Storage(BY_NAME["float32"], 1_000_000)
     ok = describe_document(Document("pt-zip", [[Tensor(BY_NAME["float32"], (1_000_000,), (1,), 0, s2)
                                                  for _ in range(fits)]]))

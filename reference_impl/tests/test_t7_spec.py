@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from torchfmt.limits import T7_DEPTH, T7_NDIM, VIEW_ELEMENTS
+from torchfmt.limits import T7_DEPTH, T7_NDIM, VIEW_BYTES
 from torchfmt.t7 import classes, reader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,5 +77,5 @@ def test_class_table_is_the_class_lookup() -> None:
 def test_limits_in_the_spec_are_the_reader_limits() -> None:
     limits = SPEC[SPEC.index('<a id="t7-limits">'):]
     assert f"allows {T7_DEPTH.value:,}" in limits
-    assert VIEW_ELEMENTS.value == 2**24 and "2^24" in limits
-    assert f"ndim above {T7_NDIM.value}" in SPEC
+    assert VIEW_BYTES.value == 2**28 and "2^28 bytes" in limits
+    assert f"ndim above {T7_NDIM.value:,}" in SPEC

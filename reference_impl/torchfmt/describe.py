@@ -35,6 +35,8 @@ from .walk import SHAREABLE, children, json_text_size
 from .windows import Record
 
 if TYPE_CHECKING:  # numpy is imported only where bytes must be rearranged (issue 12: the command's start)
+    from collections.abc import Iterator
+
     import numpy as np
 
 DESCRIPTION_VERSION = 0
@@ -56,12 +58,31 @@ def sha256_of_array(arr: np.ndarray) -> str:
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     if arr.ndim == 0:
         arr = arr.reshape(1)
-    if arr.nbytes <= _HASH_CHUNK or arr.ndim == 1 and arr.flags.c_contiguous:
-        h.update(np.ascontiguousarray(arr).view(np.uint8).reshape(-1))
+    if arr.nbytes <= _HASH_CHUNK or arr.flags.c_contiguous:
+        h.update(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
     else:
-        for sub in arr.reshape(arr.shape[0], -1) if arr.flags.c_contiguous else arr:
-            h.update(np.ascontiguousarray(sub).view(np.uint8).reshape(-1))
+        for block in _row_major_blocks(arr):
+            h.update(np.ascontiguousarray(block).reshape(-1).view(np.uint8))
     return h.hexdigest()
+
+
+def _row_major_blocks(arr: np.ndarray) -> Iterator[np.ndarray]:
+    """``arr``'s elements in row-major order as sub-arrays of about ``_HASH_CHUNK`` bytes (at least half
+    of it but at a run's end): the first axis ``k`` whose trailing block fits is cut into slices, each
+    index of the axes before it in turn.  An expanded view of 16.8M elements is four slices, not 16.8M
+    rows (spec/canonical.md#canonical-hash)."""
+    import numpy as np
+
+    inner = arr.itemsize
+    k = arr.ndim - 1
+    while k > 0 and inner * arr.shape[k] <= _HASH_CHUNK:
+        inner *= arr.shape[k]
+        k -= 1
+    step = max(1, _HASH_CHUNK // inner)
+    for outer in np.ndindex(*arr.shape[:k]):
+        sub = arr[outer]
+        for i in range(0, sub.shape[0], step):
+            yield sub[i:i + step]
 
 
 def _file_bytes_sha256(storage: Storage, start: int, stop: int) -> str | None:
@@ -131,8 +152,8 @@ class _Describer:
         self.text = 0
         self.texts: dict[int, int] = {}  # JSON bytes of each str, by id
         self.hexes: dict[int, str] = {}  # one hex string per bytes value, however often it is written
-        self.view_elements = 0  # logical elements of the tensors met, each once (VIEW_FACTOR)
-        self.storage_elements = 0  # elements of their storages, each once
+        self.view_bytes = 0  # bytes of the logical elements of the tensors met, each once (VIEW_FACTOR)
+        self.storage_bytes = 0  # bytes of their storages, each once
         self.storage_ids_seen: set[int] = set()
 
     # -- pass 1: count references -------------------------------------------------------------
@@ -159,17 +180,17 @@ class _Describer:
 
     def _count_view(self, t: Tensor) -> None:
         """Tensors hash their logical elements: together at most VIEW_FACTOR times their storages'
-        elements plus VIEW_ELEMENTS (spec/canonical.md#canonical-node-budget), checked before any hash."""
+        bytes plus VIEW_BYTES (spec/canonical.md#canonical-node-budget), checked before any hash."""
         assert t.storage is not None
-        self.view_elements += 0 if t.lua and not t.shape else math.prod(t.shape)
+        self.view_bytes += 0 if t.lua and not t.shape else math.prod(t.shape) * t.dtype.itemsize
         if id(t.storage) not in self.storage_ids_seen:
             self.storage_ids_seen.add(id(t.storage))
-            self.storage_elements += t.storage.numel
+            self.storage_bytes += t.storage.numel * t.storage.dtype.itemsize
         factor = limits.VIEW_FACTOR.value
-        if self.view_elements > factor * self.storage_elements + limits.VIEW_ELEMENTS.value:
+        if self.view_bytes > factor * self.storage_bytes + limits.VIEW_BYTES.value:
             raise FormatError("limit-exceeded", None,
-                              f"the tensors hold {self.view_elements} elements, more than {factor} times "
-                              f"their storages' {self.storage_elements} plus {limits.VIEW_ELEMENTS.value}")
+                              f"the tensors hold {self.view_bytes} bytes, more than {factor} times "
+                              f"their storages' {self.storage_bytes} plus {limits.VIEW_BYTES.value}")
 
     # -- pass 2: emit ---------------------------------------------------------------------------
     def storage_id(self, s: Storage) -> str:

@@ -59,18 +59,22 @@ T7_DEPTH = Limit("T7_DEPTH", 1_024, ("t7.md#t7-limits",), ".t7 composite objects
 #: a 16 MB file could otherwise hold 4 M objects.
 T7_OBJECTS = Limit("T7_OBJECTS", 250_000, ("t7.md#t7-limits",),
                    "objects read from a .t7 stream, back-references included")
-#: Dimensions of a .t7 tensor.
-T7_NDIM = Limit("T7_NDIM", 64, ("t7.md#t7-tensor",), "dimensions of a .t7 tensor")
-#: Logical elements of a tensor view that addresses more elements than its storage holds (stride 0,
-#: overlapping views): an expansion bomb's hash would never end.
-VIEW_ELEMENTS = Limit("VIEW_ELEMENTS", 1 << 24, ("pickle.md#pickle-limits", "t7.md#t7-limits"),
-                      "logical elements of a view that addresses more elements than its storage holds")
+#: Dimensions of a .t7 tensor: torch7 reads any count; 1,024 bounds a header's work far above real tensors
+#: (a 65-dimensional tensor is read: numpy's 64 apply only to the dimensions that are not 1).
+T7_NDIM = Limit("T7_NDIM", 1_024, ("t7.md#t7-tensor",), "dimensions of a .t7 tensor")
+#: Bytes of the logical elements of a tensor view that addresses more elements than its storage holds
+#: (stride 0, overlapping views): what its hash reads (an expansion bomb's would never end).  Bytes, not
+#: elements or a ratio to the storage: a real model's expanded buffers (nn.CMul's 16.8M-element _expand
+#: of one weight, 134 MB of doubles) are read, and the hash's cost is bounded.
+VIEW_BYTES = Limit("VIEW_BYTES", 1 << 28, ("pickle.md#pickle-limits", "t7.md#t7-limits"),
+                   "bytes of the logical elements of a view that addresses more elements than its storage "
+                   "holds")
 
-#: The logical elements all tensors of a description hold together, as a multiple of the elements of
-#: their storages (plus VIEW_ELEMENTS): each tensor's hash reads its elements, and a small file can make
+#: The bytes of the logical elements all tensors of a description hold together, as a multiple of their
+#: storages' bytes (plus VIEW_BYTES): each tensor's hash reads its elements, and a small file can make
 #: a hundred thousand views of one big storage.
 VIEW_FACTOR = Limit("VIEW_FACTOR", 4, ("canonical.md#canonical-node-budget",),
-                    "times their storages' elements the tensors of a description hold (plus VIEW_ELEMENTS)")
+                    "times their storages' bytes the tensors of a description hold (plus VIEW_BYTES)")
 
 #: Bytes of one PAX extended header of a tar .pt (torch 0.1's are under 512).
 TAR_PAX_BYTES = Limit("TAR_PAX_BYTES", 1 << 20, ("pt-tar.md#pt-tar-members",),
@@ -93,5 +97,5 @@ class Limits:
 
 #: Every limit, in the order of spec/canonical.md's table.
 LIMITS: tuple[Limit, ...] = (NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH, OPEN_MARKS, PICKLE_OPCODES, CALL_WORK,
-                             INT_BYTES, INT_DIGITS, T7_DEPTH, T7_OBJECTS, T7_NDIM, VIEW_ELEMENTS, VIEW_FACTOR,
+                             INT_BYTES, INT_DIGITS, T7_DEPTH, T7_OBJECTS, T7_NDIM, VIEW_BYTES, VIEW_FACTOR,
                              TAR_PAX_BYTES)

@@ -37,9 +37,9 @@ LIMITS = limits()
 NODE_BUDGET = LIMITS["NODE_BUDGET"]
 TEXT_BUDGET = LIMITS["TEXT_BUDGET"]
 MAX_DEPTH = LIMITS["VALUE_DEPTH"]
-#: A view may present more elements than its storage holds (stride 0, overlaps) up to this many.
-MAX_EXPANDED = LIMITS["VIEW_ELEMENTS"]
-#: The tensors of a description hold at most this many times their storages' elements, plus MAX_EXPANDED.
+#: A view may present more elements than its storage holds (stride 0, overlaps) up to this many bytes.
+MAX_EXPANDED = LIMITS["VIEW_BYTES"]
+#: The tensors of a description hold at most this many times their storages' bytes, plus MAX_EXPANDED.
 VIEW_FACTOR = LIMITS["VIEW_FACTOR"]
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
@@ -93,7 +93,7 @@ def tensor_sha256(t: Tensor) -> str:
 def presented_blocks(t: Tensor) -> Any:
     """A strided tensor's logical elements in row-major order, in blocks of bytes, as torch presents them
     (a conjugate or negative bit applied)."""
-    if t.numel > max(t.storage.numel, MAX_EXPANDED):
+    if t.numel > t.storage.numel and t.numel * t.dtype.itemsize > MAX_EXPANDED:
         raise Reject("limit-exceeded", f"a view of {t.numel} elements over a storage of {t.storage.numel}")
     elems = t.storage.array()  # (numel, itemsize)
     width = t.dtype.itemsize
@@ -171,15 +171,15 @@ class Describer:
 
     def _count_view(self, t: Tensor) -> None:
         """Each tensor hashes its logical elements: together at most VIEW_FACTOR times their storages'
-        elements plus VIEW_ELEMENTS (spec/canonical.md#canonical-node-budget), checked before any hash."""
+        bytes plus VIEW_BYTES (spec/canonical.md#canonical-node-budget), checked before any hash."""
         if t.storage is None:
             return
-        self.view_elements += t.numel
+        self.view_elements += t.numel * t.dtype.itemsize
         if id(t.storage) not in self.counted_storages:
             self.counted_storages.add(id(t.storage))
-            self.storage_elements += t.storage.numel
+            self.storage_elements += t.storage.numel * t.storage.dtype.itemsize
         if self.view_elements > VIEW_FACTOR * self.storage_elements + MAX_EXPANDED:
-            raise Reject("limit-exceeded", f"the tensors hold {self.view_elements} elements, more than "
+            raise Reject("limit-exceeded", f"the tensors hold {self.view_elements} bytes, more than "
                                            f"{VIEW_FACTOR} times their storages' {self.storage_elements} "
                                            f"plus {MAX_EXPANDED}")
 

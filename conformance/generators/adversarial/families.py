@@ -18,6 +18,7 @@ from . import (
     pickle_protocols,
     rebuild_checks,
     rebuild_semantics,
+    spec_answers,
     stricter_rules,
     t7,
     tar,
@@ -47,6 +48,7 @@ FAMILIES: dict[str, Callable[[], list[AdvCase]]] = {
     "not-checkpoints": not_checkpoints.not_checkpoint_cases,
     "stricter-rules": stricter_rules.stricter_cases,
     "limit-edges": limit_edges.limit_edge_cases,
+    "spec-answers": spec_answers.answer_cases,
 }
 #: Family name by module file name (as case provenance names it).
 MODULES: dict[str, str] = {
@@ -69,4 +71,5 @@ MODULES: dict[str, str] = {
     "not_checkpoints.py": "not-checkpoints",
     "stricter_rules.py": "stricter-rules",
     "limit_edges.py": "limit-edges",
+    "spec_answers.py": "spec-answers",
 }

@@ -1,9 +1,9 @@
 """The budgets of spec/canonical.md#canonical-node-budget and pickle.md#pickle-limits at their edges: a
 description of exactly 500,000 VALUE nodes (a file torch.save wrote, a sparse COO tensor among them) and
 of 500,001, bytes text four bytes a copy past the text budget, tensors holding exactly 4 times their
-storages' elements plus 16,777,216 and one more.  Each hand-made pickle sits in torch's zip container as
-``archive/data.pkl``; the accept cases' expectation is torch's description of what ``weights_only=True``
-loads (torchcheck)."""
+storages' bytes plus 268,435,456 (VIEW_BYTES) and one more.  Each hand-made pickle sits in torch's zip
+container as ``archive/data.pkl``; the accept cases' expectation is torch's description of what
+``weights_only=True`` loads (torchcheck)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from .record import AdvCase, Source
 GEN = "limit_edges.py"
 BUDGET = "canonical.md#canonical-node-budget"
 NO_STORAGE = ("/data/0", "/data/1")
-VIEW_ELEMENTS = 1 << 24
+VIEW_BYTES = 1 << 28  # spec/pickle.md#pickle-limits (generators never import torchfmt)
 WHY = ("the spec bounds a description (nodes, text, the elements its tensors' hashes read) so that a small "
        "file cannot make a reader build or hash without end; torch builds the value and never describes it")
 
@@ -107,15 +107,15 @@ def limit_edge_cases() -> list[AdvCase]:
          "times: each copy writes 131,074 bytes of JSON text (two hex digits a byte and two quotes), "
          "268,439,552 in all, 4,096 past the "
          "268,435,456-byte text budget", protocol=3)
-    half = VIEW_ELEMENTS // 2
+    half = VIEW_BYTES // 2
     case("view-elements-at-bound", _expanded_views(half + 2, half + 2), [],
          ["dtype-uint8", "shared-storage", "pickle-persistent-id"], [BUDGET, "tensors.md#tensors-view"],
          "a one-element uint8 storage and two tensors over it with stride 0 (as expand saves them) of "
-         "8,388,610 elements each: 16,777,220 elements, exactly 4 times the storage's 1 plus 16,777,216, "
-         "the most the budget allows")
+         f"{half + 2:,} elements each: {2 * half + 4:,} bytes, exactly 4 times the storage's 1 plus "
+         f"{VIEW_BYTES:,}, the most the budget allows")
     case("view-elements-past-bound", _expanded_views(half + 2, half + 3), ["limit-exceeded"],
          ["dtype-uint8", "shared-storage", "pickle-persistent-id", "adv-expansion-bomb"],
          [BUDGET, "tensors.md#tensors-view"],
-         "the same storage and tensors of 8,388,610 and 8,388,611 elements: 16,777,221 elements, one past "
-         "4 times the storage's 1 plus 16,777,216")
+         f"the same storage and tensors of {half + 2:,} and {half + 3:,} elements: {2 * half + 5:,} bytes, "
+         f"one past 4 times the storage's 1 plus {VIEW_BYTES:,}")
     return out

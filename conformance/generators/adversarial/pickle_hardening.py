@@ -292,13 +292,13 @@ def hardening_cases() -> list[AdvCase]:
     out.append(
         AdvCase(
             "pt-zip/adv-hard-view-hash-bomb",
-            _views_of_one_storage(16_384, 1_200),
+            _views_of_one_storage(16_384, 4_200),
             ["limit-exceeded"],
             BASE + ["pickle-protocol-2", "adv-expansion-bomb", "pickle-persistent-id"],
             ["canonical.md#canonical-node-budget", "pt-zip.md#pt-zip-data-pkl"],
-            "1,200 distinct tensors, each a full view of one 16,384-element storage (64 KiB): 19.7 million "
-            "elements to hash, more than 4 times the storage's plus 16,777,216; a hundred thousand such "
-            "views of a 4 MB storage (a 10 MB file) would hash 400 GB",
+            "4,200 distinct tensors, each a full view of one 16,384-element float32 storage (64 KiB): "
+            "275 MB to hash, more than 4 times the storage's bytes plus 268,435,456; a hundred thousand "
+            "such views of a 4 MB storage (a 10 MB file) would hash 400 GB",
             sources.zip_source(),
             GEN,
             why_stricter="each tensor's description holds a hash of its elements: the spec bounds what the "

@@ -20,8 +20,8 @@ from .record import AdvCase
 
 GEN = "rebuild_checks.py"
 T, F = pickle.NEWTRUE, pickle.NEWFALSE
-#: VIEW_ELEMENTS of spec/pickle.md#pickle-limits (stated here: generators never import torchfmt)
-VIEW_ELEMENTS = 1 << 24
+#: VIEW_BYTES of spec/pickle.md#pickle-limits (stated here: generators never import torchfmt)
+VIEW_BYTES = 1 << 28
 
 
 def rebuild_check_cases() -> list[AdvCase]:
@@ -32,14 +32,15 @@ def rebuild_check_cases() -> list[AdvCase]:
     f3 = {"0": struct.pack("<3f", 1.0, -2.0, 0.0)}
     tensor = v2(pid("FloatStorage", "0", 3), 0, (3,), (1,))
     # -- an expanded view one element past the limit, over a storage of one element
-    n = VIEW_ELEMENTS + 1
+    n = VIEW_BYTES // 4 + 1
     case("view-elements-one-past-limit", doc(("t", v2(pid("FloatStorage", "0", 1), 0, (n,), (0,)))),
          {"0": struct.pack("<f", 2.5)}, ["limit-exceeded"], ["dtype-float32", "expanded-stride0"],
          ["pickle.md#pickle-limits", "tensors.md#tensors-view-bounds"],
-         f"a float32 tensor of size ({n},) and stride (0,) over a storage of one element: 2**24 + 1 "
-         "elements, every one element 0",
-         why=f"a view that addresses more elements than its storage holds may hold at most {VIEW_ELEMENTS} "
-         "(2**24) of them: its description hashes every logical element, and torch's expand costs nothing")
+         f"a float32 tensor of size ({n},) and stride (0,) over a storage of one element: 2**26 + 1 "
+         "elements, 2**28 + 4 bytes to hash, every one element 0",
+         why=f"a view that addresses more elements than its storage holds may hold at most {VIEW_BYTES} "
+         "(2**28) bytes of them: its description hashes every logical element, and torch's expand costs "
+         "nothing")
     # -- Parameter states
     par = ["tensors.md#tensors-parameter", "tensors.md#tensors-python-state"]
     with_state = G("torch._utils", "_rebuild_parameter_with_state")

@@ -407,9 +407,14 @@ def runs_code(module: str, name: str) -> str | None:
     return None
 
 
-def canonical_name(module: str, name: str) -> tuple[str, str]:
-    """The (module, name) a global is looked up and described by, after :data:`MODULE_ALIASES`."""
-    return MODULE_ALIASES.get(module, module), name
+def canonical_name(module: str, name: str, python2: bool = True) -> tuple[str, str]:
+    """The (module, name) a global is looked up and described by, after :data:`MODULE_ALIASES`; the
+    Python 2 renames only where ``python2`` (spec/pickle.md#pickle-globals: GLOBAL at any protocol, as
+    torch's loader renames; INST below protocol 3 and STACK_GLOBAL never, as CPython's unpickler)."""
+    alias = MODULE_ALIASES.get(module)
+    if alias is None or not python2 and not module.startswith("torch"):
+        return module, name
+    return alias, name
 
 
 def lookup(module: str, name: str, scopes: frozenset[str]) -> Allowed | None:

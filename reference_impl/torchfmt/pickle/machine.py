@@ -350,9 +350,10 @@ class Machine:
             raise self.fail("bad-reference", f"negative memo key {key}")
         return key
 
-    def resolve(self, module: str, name: str) -> Global:
-        """GLOBAL: the allowlist decides (spec/pickle.md#pickle-globals)."""
-        module, name = canonical_name(module, name)
+    def resolve(self, module: str, name: str, python2: bool = True) -> Global:
+        """GLOBAL: the allowlist decides (spec/pickle.md#pickle-globals), after the renames
+        (:func:`canonical_name`: the Python 2 ones where ``python2``)."""
+        module, name = canonical_name(module, name, python2)
         recorded = _RECORDED.get()
         if recorded is not None:
             recorded.append((module, name, self.at))
@@ -597,7 +598,7 @@ def _stack_global(m: Machine, _: Any) -> None:
     module = m.pop()
     if type(module) is not str or type(name) is not str:
         raise m.fail("bad-pickle", "STACK_GLOBAL needs two str items")
-    m.push(m.resolve(module, name))
+    m.push(m.resolve(module, name, python2=False))  # protocol 4 or later: CPython renames below 3 only
 
 
 def _reduce(m: Machine, _: Any) -> None:
@@ -619,7 +620,7 @@ def _newobj_ex(m: Machine, _: Any) -> None:
 
 
 def _inst(m: Machine, pair: tuple[bytes, bytes]) -> None:
-    cls = m.resolve(m.text(pair[0], "utf-8"), m.text(pair[1], "utf-8"))
+    cls = m.resolve(m.text(pair[0], "utf-8"), m.text(pair[1], "utf-8"), python2=(m.proto or 0) < 3)
     m.push(m.apply(cls, tuple(m.pop_mark()), "INST"))
 
 

@@ -58,7 +58,10 @@ def check_sys_info(sys_info: Any, at: int, protocol_version: int = PROTOCOL_VERS
                                            "little_endian and type_sizes")
     sizes = sys_info["type_sizes"]
     for name, allowed in TYPE_SIZES.items():
-        if sizes.get(name) not in allowed:
+        if type(sizes.get(name)) is not int:  # missing or not a size: malformed, as no type_sizes is
+            raise FormatError("bad-value", at, f"sys_info must hold type_sizes {name} as an int, not "
+                                               f"{quote(sizes.get(name))}")
+        if sizes[name] not in allowed:
             raise Unsupported(f"legacy type_sizes {name}={quote(sizes.get(name))}")
     return sys_info["little_endian"]
 
@@ -107,11 +110,13 @@ class LegacyStorages:
             raise FormatError("bad-reference", offset, f"key {key!r} names both a storage and a view")
         if key in self.roots:
             first, storage = self.roots[key]
+            if not storage.numel and signature[2] == 0:
+                # torch keeps no empty storage: a later id of an empty key is a fresh empty storage of its
+                # own type on the first's device (spec/pt-legacy.md#pt-legacy-empty-storage)
+                return Storage(signature[0], 0, device=storage.device, key=storage.key)
             if first != signature:
                 raise FormatError("bad-reference", offset, f"storage {key!r} named twice with different "
                                                            "type, location or size")
-            if not storage.numel:  # torch keeps no empty storage: spec/tensors.md#tensors-storage-identity
-                return Storage(storage.dtype, 0, device=storage.device, key=storage.key)
             return storage
         dtype, location, numel = signature
         storage = Storage(dtype, numel, device=location, key=str(key))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dtypes import BY_NAME, DType
 from ..errors import FormatError, Unsupported, quote
-from ..limits import VIEW_ELEMENTS
+from ..limits import VIEW_BYTES
 from ..model import (
     Global,
     KeyedObject,
@@ -100,9 +100,10 @@ def check_view(storage: Storage, offset: int, size: tuple[int, ...], stride: tup
                           f"view (offset {offset}, size {quote(size)}, stride {quote(stride)}) reaches "
                           f"element {last} of a storage of {storage.numel}")
     numel = math.prod(size)
-    if numel > max(storage.numel, VIEW_ELEMENTS.value):  # an expand/overlap whose hash would never end
+    # an expand/overlap: its hash reads every logical element (spec/pickle.md#pickle-limits)
+    if numel > storage.numel and numel * storage.dtype.itemsize > VIEW_BYTES.value:
         raise FormatError("limit-exceeded", where, f"a view of {numel} elements over a storage of "
-                                                   f"{storage.numel}")
+                                                   f"{storage.numel}: over {VIEW_BYTES.value} bytes to hash")
 
 
 def _dense(storage: Storage, offset: int, size: Any, stride: Any, requires_grad: bool, where: int | None,

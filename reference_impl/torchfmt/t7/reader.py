@@ -23,7 +23,7 @@ from types import GeneratorType
 from typing import Any
 
 from ..errors import FormatError, Unsupported
-from ..limits import T7_DEPTH, T7_NDIM, T7_OBJECTS, VIEW_ELEMENTS
+from ..limits import T7_DEPTH, T7_NDIM, T7_OBJECTS, VIEW_BYTES
 from ..model import Document, LuaFunction, LuaTable, Storage, Tensor, TorchObject
 from ..walk import children
 from . import classes
@@ -815,9 +815,9 @@ def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
     if last >= storage.numel:
         raise FormatError("out-of-bounds", at, f"the view reaches element {last} of a storage of "
                                                f"{storage.numel}")
-    if numel > max(storage.numel, VIEW_ELEMENTS.value):
+    if numel > storage.numel and numel * storage.dtype.itemsize > VIEW_BYTES.value:  # t7.md#t7-limits
         raise FormatError("limit-exceeded", at, f"a view of {numel} elements over a storage of "
-                                                f"{storage.numel}")
+                                                f"{storage.numel}: over {VIEW_BYTES.value} bytes to hash")
 
 
 # -- what the fast paths know (spec/t7.md#t7-tensor) ----------------------------------------------

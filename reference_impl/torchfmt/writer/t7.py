@@ -216,7 +216,8 @@ class T7Writer:
         self._class(TENSOR_VERSION, name)
         shape, stride = t.shape, t.stride
         if len(shape) > T7_NDIM.value:
-            raise T7Error(f"a tensor of {len(shape)} dimensions: Lua Torch has at most {T7_NDIM.value}")
+            raise T7Error(f"a tensor of {len(shape)} dimensions: the .t7 reader reads at most "
+                          f"{T7_NDIM.value}")
         if not t.lua and not shape:  # a PyTorch zero-dimensional tensor holds one element
             shape, stride = (1,), (1,)
         self.enc.int(len(shape))
