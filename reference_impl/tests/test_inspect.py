@@ -112,7 +112,7 @@ def test_whole_model_readiness(tmp_path: Path, capsys: pytest.CaptureFixture[str
     model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
     path = tmp_path / "model.pt"
     torch.save(model, path)
-    report, status, _ = run_json(path, capsys=capsys)
+    report, status, _ = run_json(path, "--strict-status", capsys=capsys)
     assert status == 1 and report["error"]["code"] == "unsafe-global"  # dump's refusal; shown read inert
     assert report["status"] == "read"
     r = report["readiness"]
@@ -153,7 +153,7 @@ def test_gadgets_are_named_as_running_code(case: str) -> None:
     """Each gadget case of the suite: inspect reads it (inert: its canaries are neither created nor
     touched) and names a global known to run code, which the add_safe_globals line leaves out."""
     marks = canary_marks([CANARY, *GADGETS[case].canaries])
-    report, status = inspect(str(GADGETS[case].path))
+    report, status = inspect(str(GADGETS[case].path), strict_status=True)
     assert not canaries_touched(marks)
     assert status == 1  # dump refuses every gadget; the report still shows what an inert reading reads
     if report["status"] != "read":  # refused for its pickle's shape (bad-opcode ...) before any global
@@ -391,10 +391,10 @@ def test_json_members(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 @pytest.mark.spec("inspect.md#inspect-cli")
-def test_unreadable_path(capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_path(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", "/nonexistent/x.pt"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("unsupported: unreadable-path") and err.count("\n") == 1
+    assert err.startswith("unsupported: missing-input (no such file: ") and err.count("\n") == 1
 
 
 def test_hints_reach_t7(tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .describe import describe_document
 from .detect import detect
 from .errors import ERROR_CODES, FormatError, Unsupported
+from .inputs import open_file
 from .model import Document
 from .t7.encodings import Hints
 from .windows import FileWindows, MemoryWindows
@@ -107,10 +108,10 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
     variant through a map of the whole file; ``mmap=False`` reads the whole file into memory first (its
     arrays then survive the file being overwritten, which ends a process holding mapped ones)."""
     if not mmap:
-        with open(path, "rb") as g:
+        with open_file(path) as g:
             return read_bytes(g.read(), hints, inert=inert)
     # unbuffered: it is only ever read by pread and maps (FileWindows, the .t7 reader)
-    f = open(path, "rb", buffering=0)  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
+    f = open_file(path, buffering=0)  # a zip file's windows keep it open while records may be mapped
     try:
         source = FileWindows(f)
         if len(source) == 0:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Unsupported, quote
+from ..inputs import kind
 from ..model import (
     Document,
     Global,
@@ -79,6 +80,7 @@ REFUSALS: dict[str, str] = {
     "read-back": "what was written does not read back as what was meant (its path named): nothing replaced",
     "existing-output": "the output exists and --force was not given",
     "output-is-input": "the output is the input (refused even with --force)",
+    "output-not-regular": "the output is a directory, FIFO, device or socket (refused even with --force)",
     "unwritable-path": "the output cannot be written (the operating system's reason)",
     "target-format": "an output format that is not one of pt-zip, pt-legacy, t7, safetensors",
     "pickled-object": "--inert: a pickled object that is no nn.Module, or a global outside the allowlist",
@@ -467,13 +469,22 @@ def count_tensors(obj: Any) -> int:
     return len(tensors)
 
 
-def check_output(source: str, output: str, force: bool, command: str) -> None:
-    """Refuse to write over the input, ever, and over an existing output unless ``force``."""
-    if os.path.exists(output):
-        if os.path.exists(source) and os.path.samefile(source, output):
-            raise ConvertError("output-is-input", f"the output is the input: {command} never overwrites its "
-                                                  "input")
-        if not force:
+def check_output(source: str, output: str, force: bool, command: str, *, dry_run: bool = False) -> None:
+    """Refuse to write over the input, ever, over what is not a regular file, ever (``--force`` replacing
+    ``/dev/null`` or a FIFO by a regular file would break what uses it), and over an existing output
+    unless ``force`` (``dry_run`` writes nothing: only the first two)."""
+    try:
+        st = os.stat(output)
+    except OSError:
+        return
+    if os.path.exists(source) and os.path.samefile(source, output):
+        raise ConvertError("output-is-input", f"the output is the input: {command} never overwrites its "
+                                              "input")
+    what = kind(st.st_mode)
+    if what is not None:
+        raise ConvertError("output-not-regular", f"{quote(output, 120)} is {what}: {command} writes only a "
+                                                 "regular file, never over another kind (--force neither)")
+    if not force and not dry_run:
             raise ConvertError("existing-output", f"{quote(output, 120)} exists (--force replaces it)")
 
 
