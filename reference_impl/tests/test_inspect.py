@@ -351,12 +351,12 @@ def test_seed_001_output_buffer(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert b["unreachable_share"] > 0.9 and "modules.1.output is a view of 800,000 bytes" in b["headline"]
     text = render(report)
     assert re.search(r"modules\.1\.output: its float32 storage of 5,500,000 elements holds 22\.0 MB, "
-                     r"its views reach 800\.0 KB", text)
+                     r"its views reach 800\.0 kB", text)
 
 
 @pytest.mark.spec("inspect.md#inspect-text", "inspect.md#inspect-tree")
 def test_text_output(tmp_path: Path) -> None:
-    """Plain text when stdout is no terminal (no escape codes), sizes in KB/MB/GB, --depth honoured."""
+    """Plain text when stdout is no terminal (no escape codes), sizes in kB/MB/GB, --depth honoured."""
     torch.save({"a": {"b": {"c": {"d": torch.ones(300_000)}}}}, tmp_path / "deep.pt")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run([sys.executable, "-m", "torchfmt", "inspect", str(tmp_path / "deep.pt"),
@@ -366,7 +366,7 @@ def test_text_output(tmp_path: Path) -> None:
     deeper = subprocess.run([sys.executable, "-m", "torchfmt", "inspect", str(tmp_path / "deep.pt"),
                              "--depth", "5"], capture_output=True, text=True, env=env, check=True).stdout
     assert "d: float32[300000]" in deeper
-    assert [human_bytes(n) for n in (999, 1000, 2_200_000_000)] == ["999 B", "1.0 KB", "2.2 GB"]
+    assert [human_bytes(n) for n in (999, 1000, 2_200_000_000)] == ["999 B", "1.0 kB", "2.2 GB"]
 
 
 @pytest.mark.spec("inspect.md#inspect-json")

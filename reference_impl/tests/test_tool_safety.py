@@ -303,3 +303,85 @@ def test_a_chart_without_its_extra_fails_before_the_report(tmp_path: Path, monke
     status, err, out = run(["inspect", str(path), "--treemap", str(tmp_path / "t.svg")])
     assert (status, out) == (2, "")
     assert err == ["unsupported: treemap (needs squarify, not installed: pip install 'torchfmt[plot]')"]
+
+
+@pytest.mark.spec("inspect.md#inspect-cli")
+def test_inspect_reads_a_file_over_the_limits_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refusal an inert reading cannot lift costs inspect one reading, as it costs dump (it read the
+    file a second time, inert: 25.6 s against dump's 11.5 s on 100,000 views); a whole model two."""
+    import torchfmt.tools.inspect as insp
+
+    calls: list[bool] = []
+    real = insp.read
+
+    def counting(path: str, hints: object = None, *, inert: bool = False) -> object:
+        calls.append(inert)
+        return real(path, hints, inert=inert)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(insp, "read", counting)
+    base = torch.zeros(1 << 18)
+    over = tmp_path / "views.pt"
+    torch.save([base[:] for _ in range(70)], over)
+    report, status = insp.inspect(str(over), strict_status=True)
+    assert status == 1 and report["error"]["code"] == "limit-exceeded" and calls == [False]
+    calls.clear()
+    model = tmp_path / "model.pt"
+    torch.save(torch.nn.Linear(2, 2), model)
+    insp.inspect(str(model))
+    assert calls == [False, True]
+
+
+def test_an_unread_files_line_is_printed_once(tmp_path: Path) -> None:
+    base = torch.zeros(1 << 18)
+    over = tmp_path / "views.pt"
+    torch.save([base[:] for _ in range(70)], over)
+    status, err, text = run(["inspect", str(over)])
+    assert status == 1 and len(err) == 1 and err[0].startswith("limit-exceeded: ")
+    assert "limit-exceeded" not in text
+
+
+@pytest.mark.spec("t7.md#t7-convert-refusals")
+def test_safetensors_refusal_advice_works_when_followed(tmp_path: Path) -> None:
+    """`--metadata`'s refusal recommended `--metadata`; "1 values are"."""
+    pytest.importorskip("safetensors")
+    plain, odd = tmp_path / "plain.pt", tmp_path / "odd.pt"
+    torch.save({"w": torch.zeros(2), "epoch": 3}, plain)
+    torch.save({"w": torch.zeros(2), "s": torch.zeros(3).to_sparse()}, odd)
+    out = tmp_path / "o.safetensors"
+    status, err, _ = run(["convert", str(plain), str(out)])
+    assert status == 2 and "1 value is not: " in err[0] and err[0].endswith("--metadata keeps them, as JSON "
+                                                                              "in __metadata__)")
+    assert run(["convert", str(plain), str(out), "--metadata"])[0] == 0  # the advice, followed, works
+    out.unlink()
+    for extra in ([], ["--metadata"]):
+        status, err, _ = run(["convert", str(odd), str(out), *extra])
+        assert status == 2 and "1 value is not: " in err[0] and "--to pt-zip keeps every value" in err[0]
+        assert not err[0].endswith("--metadata keeps them, as JSON in __metadata__)")
+    assert run(["convert", str(odd), str(tmp_path / "o.pt"), "--to", "pt-zip"])[0] == 0
+
+
+@pytest.mark.spec("t7.md#t7-convert-devices")
+def test_devices_count_tensors(tmp_path: Path) -> None:
+    """"37 from cuda:0" of 22 tensors: a tensor and its storage were counted apart."""
+    import numpy as np
+    import torchfmt
+    from torchfmt.dtypes import BY_NAME
+    from torchfmt.model import Storage, Tensor
+    from torchfmt.tools.convert import convert
+
+    s = Storage(BY_NAME["float32"], 6, "cuda:0", data=np.arange(6, dtype=np.float32))
+    src = tmp_path / "gpu.pt"
+    views = {f"v{i}": Tensor(BY_NAME["float32"], (2,), (1,), 2 * i, s, "cuda:0") for i in range(3)}
+    torchfmt.save(views, src)
+    report = convert(str(src), str(tmp_path / "cpu.pt"))
+    assert report.moved_to_cpu == {"cuda:0": 3} and "(3 from cuda:0;" in report.line()
+
+
+def test_sizes_say_decimal(tmp_path: Path) -> None:
+    from torchfmt.tools.sizes import human_bytes
+
+    assert [human_bytes(n) for n in (999, 1000, 1024)] == ["999 B", "1.0 kB", "1.0 kB"]
+    path = tmp_path / "in.pt"
+    torch.save({"v": torch.zeros(300)}, path)
+    _, _, text = run(["inspect", str(path)])
+    assert "(decimal units: 1 kB = 1,000 bytes)" in text and " KB" not in text

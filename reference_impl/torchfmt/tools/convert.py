@@ -128,7 +128,8 @@ class Report:
     left_out: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)
     state_dict: bool = False
-    moved_to_cpu: dict[str, int] = field(default_factory=dict)  # device -> tensors and storages moved
+    #: device -> tensors moved (spec/t7.md#t7-convert-devices)
+    moved_to_cpu: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
         what = "a state_dict of " if self.state_dict else ""
@@ -137,7 +138,7 @@ class Report:
         moved = ""
         if self.moved_to_cpu:
             devices = ", ".join(f"{n} from {d}" for d, n in sorted(self.moved_to_cpu.items()))
-            moved = f"; tensors and storages tagged cpu ({devices}; --keep-devices keeps the tags)"
+            moved = f"; tagged cpu ({devices}; --keep-devices keeps the tags)"
         return (f"converted {self.source} ({self.source_format}) to {self.output} ({self.target}): "
                 f"{what}{self.tensors} tensors{extra}{tied}{moved}")
 
@@ -372,6 +373,15 @@ class PickledModules:
 
 # -- safetensors ---------------------------------------------------------------------------------
 
+def _json_plain(v: Any) -> bool:
+    """Whether ``--metadata`` would keep ``v``: it has a JSON form."""
+    try:
+        json.dumps(v)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
 def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str, str]]:
     """Name -> tensor for a (nested) mapping of tensors; other values are refused, or kept as JSON text
     in ``__metadata__`` when ``metadata``.  Names are unique: two different values that flatten to one
@@ -379,11 +389,13 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
     tensors: dict[str, Tensor] = {}
     other: dict[str, str] = {}
     refused: list[str] = []
+    unplain: list[str] = []  # refused values --metadata would refuse too
     names = Names()
 
     def walk(v: Any, name: str, keys: tuple[Any, ...], inside: frozenset[int]) -> None:
         if isinstance(v, (dict, list, tuple)) and id(v) in inside:
             refused.append(f"{quote(name or '$')} (a container inside itself)")
+            unplain.append(name)
         elif isinstance(v, Tensor):
             if names.add(name, v, shown_key_path(keys)):
                 tensors[name] = v
@@ -395,25 +407,35 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
                 walk(x, f"{name}.{i}" if keys else str(i), (*keys, i), inside | {id(v)})
         elif isinstance(v, (SparseTensor, MetaTensor)):
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
+            unplain.append(name)
         elif metadata:
             try:
                 text = json.dumps(v)
             except (TypeError, ValueError, RecursionError):
                 refused.append(f"{quote(name or '$')} ({type(v).__name__})")
+                unplain.append(name)
             else:
                 if names.add(name or "$", text, shown_key_path(keys)):
                     other[name or "$"] = text
         else:
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
+            if not _json_plain(v):
+                unplain.append(name)
 
     try:
         walk(obj, "", (), frozenset())
     except NameClash as e:
         raise ConvertError("safetensors-name", f"{e}: one would be lost") from None
     if refused:
-        raise ConvertError("safetensors-non-tensor", f"safetensors holds tensors only; {len(refused)} values "
-                           "are not: " + ", ".join(refused[:10]) + (", ..." if len(refused) > 10 else "") +
-                           "; --metadata keeps plain values in __metadata__")
+        n = len(refused)
+        # advice that works when followed: --metadata only when it is not given and would keep every one
+        plain = not metadata and not unplain
+        advice = ("--metadata keeps them, as JSON in __metadata__" if plain else
+                  "they have no JSON form for --metadata: --to pt-zip keeps every value" if metadata else
+                  "--to pt-zip keeps every value (--metadata keeps only plain values, as JSON)")
+        raise ConvertError("safetensors-non-tensor", f"safetensors holds tensors only; {n} "
+                           f"{'value is' if n == 1 else 'values are'} not: " + ", ".join(refused[:10])
+                           + (", ..." if n > 10 else "") + f"; {advice}")
     return tensors, other
 
 
@@ -532,15 +554,23 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
 def to_cpu(obj: Any) -> dict[str, int]:
     """Tag every tensor and storage reachable from ``obj`` that is on another device (``cuda:0``, ``mps``,
     ...) as a CPU one, in place (a file holds the bytes either way; torch then loads it without
-    ``map_location``); meta tensors stay meta.  How many were moved, by device."""
+    ``map_location``); meta tensors stay meta.  How many tensors were moved, by device (a tensor counted
+    once, by its own device, its storage with it; a storage reached as a value of its own counts as one)."""
     moved: dict[str, int] = collections.Counter()
     for v in values(obj):
-        if isinstance(v, (Tensor, Storage)) and v.device not in ("cpu", "meta"):
+        if isinstance(v, Tensor):
+            storage = v.storage
+            device = next((d for d in (v.device, storage.device if storage is not None else "cpu")
+                           if d not in ("cpu", "meta")), None)
+            if device is not None:
+                moved[device] += 1
+            if v.device not in ("cpu", "meta"):
+                v.device = "cpu"
+            if storage is not None and storage.device not in ("cpu", "meta"):
+                storage.device = "cpu"
+        elif isinstance(v, Storage) and v.device not in ("cpu", "meta"):
             moved[v.device] += 1
             v.device = "cpu"
-        if isinstance(v, Tensor) and v.storage is not None and v.storage.device not in ("cpu", "meta"):
-            moved[v.storage.device] += 1
-            v.storage.device = "cpu"
     return dict(moved)
 
 

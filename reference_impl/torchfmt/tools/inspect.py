@@ -43,7 +43,7 @@ from ..t7.encodings import Hints
 from ..walk import SHAREABLE
 from ..windows import FileWindows
 from .reading import read
-from .sizes import account, labelled_children
+from .sizes import account, human_bytes, labelled_children
 from .terminal import finish, styled
 
 INSPECT_VERSION = 1
@@ -502,6 +502,12 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3, *,
     return report, status
 
 
+#: Refusals an inert reading cannot lift (only a global outside the allowlist or a tensor subclass is read
+#: differently): ``inspect`` does not read the file a second time for them, so that no refusal of
+#: ``inspect`` costs more than ``dump``'s (issue 26: a file over the view budget was read twice).
+STRICT_ONLY_NOT = frozenset({"limit-exceeded", "truncated", "bad-container", "unknown-format", "bad-magic"})
+
+
 def _read(path: str, hints: Hints | None) -> tuple[Document | None, FormatError | Unsupported | None,
                                                    list[tuple[str, str, int]], PickleUse | None]:
     """``dump``'s reading of the file (:func:`~torchfmt.tools.reading.read`) and its refusal; when it
@@ -512,6 +518,8 @@ def _read(path: str, hints: Hints | None) -> tuple[Document | None, FormatError 
             return read(path, hints), None, globals_seen, used
     except (FormatError, Unsupported) as e:
         refusal = e
+    if isinstance(refusal, FormatError) and refusal.code in STRICT_ONLY_NOT:
+        return None, refusal, [], None  # an inert reading refuses it the same way: not read twice
     try:
         with recording_globals() as globals_seen, recording_opcodes() as used:
             return read(path, hints, inert=True), refusal, globals_seen, used
@@ -548,14 +556,6 @@ def _unread(report: dict[str, Any], e: FormatError | Unsupported | None, path: s
 
 
 # -- text -----------------------------------------------------------------------------------------
-
-def human_bytes(n: int) -> str:
-    """``n`` bytes in B, KB, MB, GB or TB (powers of 1000, as file managers show them)."""
-    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
-
 
 class _Style:
     """Marks text to be shown in a style; :func:`~torchfmt.tools.terminal.finish` draws it, or not."""
@@ -610,8 +610,11 @@ def render(report: dict[str, Any], color: bool = False, error_line: bool = True)
     a caller that prints it on stderr (a line is shown once)."""
     s = _Style(color)
     what = report["what"] or {}
-    out = [s(f"{report['path']}  {human_bytes(report['file_bytes'])}", "1"), f"  {what.get('summary', '')}"]
+    out = [s(f"{report['path']}  {human_bytes(report['file_bytes'])}", "1")]
     e = report["error"]
+    where = "" if not e or e["offset"] is None else f" (at byte {e['offset']})"
+    if error_line or not e or what.get("summary") != f"{e['code']}: {e['message']}{where}":
+        out.append(f"  {what.get('summary', '')}")  # not the stderr line again
     if (error_line and e and report["status"] != "not-a-checkpoint"
             and e["message"] not in what.get("summary", "")):
         where = f" (at byte {e['offset']})" if e["offset"] is not None else ""
@@ -652,8 +655,9 @@ def _storage_name(x: dict[str, Any]) -> str:
 
 def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
     total = b["file_bytes"]
-    out = ["", s(f"Where the {human_bytes(total)} go", "1") + ("  (ascii .t7: binary sizes)" if b["estimated"]
-                                                              else "")]
+    units = "  (decimal units: 1 kB = 1,000 bytes)" + ("  (ascii .t7: binary sizes)" if b["estimated"]
+                                                      else "")
+    out = ["", s(f"Where the {human_bytes(total)} go", "1") + units]
     if b["headline"]:
         out.append(s(f"  {b['headline']}", "1;33"))
     if b.get("advice"):

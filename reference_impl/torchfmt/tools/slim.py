@@ -37,7 +37,7 @@ from .convert import ConvertError, check_output, checked
 from .progress import CountingFile, progress
 from .reading import read
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
-from .sizes import identical_groups, span, storage_bytes
+from .sizes import human_bytes, identical_groups, span, storage_bytes
 
 #: ``--drop`` groups of ``.pt`` trainer checkpoints (each a role of :data:`torchfmt.tools.roles.ROLES`).
 PT_GROUPS = tuple(GROUPS)
@@ -66,8 +66,9 @@ class SlimReport:
     def line(self) -> str:
         if not self.would_write:
             why = ("no storage to trim or merge and nothing to leave out" if self.bytes_after is None
-                   else f"the rewrite would be {human(self.bytes_after)}, not smaller")
-            return (f"slim {self.source} ({self.source_format}, {human(self.bytes_before)}): nothing to save "
+                   else f"the rewrite would be {human_bytes(self.bytes_after)}, not smaller")
+            size = human_bytes(self.bytes_before)
+            return (f"slim {self.source} ({self.source_format}, {size}): nothing to save "
                     f"at level {self.level} ({why}); no file written (--force writes it anyway)")
         verb = "would write" if self.dry_run else "wrote"
         saved = self.bytes_before - (self.bytes_after or 0)
@@ -77,22 +78,14 @@ class SlimReport:
             shown = ", ".join(self.dropped[:8]) + (f" and {len(self.dropped) - 8} more"
                                                   if len(self.dropped) > 8 else "")
             drop = f"; dropped {len(self.dropped)}: {shown}"
-        return (f"slim {self.source} ({self.source_format}, {human(self.bytes_before)}): {verb} "
-                f"{self.output} ({self.output_format}, {human(self.bytes_after or 0)}){share}, "
+        return (f"slim {self.source} ({self.source_format}, {human_bytes(self.bytes_before)}): {verb} "
+                f"{self.output} ({self.output_format}, {human_bytes(self.bytes_after or 0)}){share}, "
                 f"level {self.level}; "
                 f"{self.storages_trimmed} storages trimmed, {self.storages_merged} identical storages merged"
                 f"{drop}")
 
     def json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-def human(n: int) -> str:
-    """``n`` bytes in B, KB, MB or GB (powers of 1000)."""
-    for unit, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
 
 
 # -- the object graph ----------------------------------------------------------------------------
