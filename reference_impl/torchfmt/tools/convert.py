@@ -373,13 +373,36 @@ class PickledModules:
 
 # -- safetensors ---------------------------------------------------------------------------------
 
+#: Values the JSON text of one ``--metadata`` value may hold, repeats included: a shared list nested 30
+#: deep is 2^30 values to ``json.dumps``, which :func:`_json_plain` counts without expanding it.
+PLAIN_NODES = 1_000_000
+
+
 def _json_plain(v: Any) -> bool:
-    """Whether ``--metadata`` would keep ``v``: it has a JSON form."""
-    try:
-        json.dumps(v)
-    except (TypeError, ValueError, RecursionError):
-        return False
-    return True
+    """Whether ``--metadata`` would keep ``v``: only JSON's types, no container inside itself, and at most
+    :data:`PLAIN_NODES` values once shared containers are written out (counted per container once)."""
+    size: dict[int, int] = {}
+    active: set[int] = set()
+
+    def count(x: Any) -> int:
+        if x is None or type(x) in (bool, int, float, str):
+            return 1
+        if type(x) not in (dict, list, tuple) or id(x) in active:
+            return PLAIN_NODES + 1  # no JSON form, or a container inside itself
+        if id(x) not in size:
+            if type(x) is dict and not all(type(k) in (str, int, float, bool) or k is None for k in x):
+                return PLAIN_NODES + 1
+            active.add(id(x))
+            total = 1
+            for y in (x.values() if type(x) is dict else x):
+                total = min(total + count(y), PLAIN_NODES + 1)
+                if total > PLAIN_NODES:
+                    break
+            active.discard(id(x))
+            size[id(x)] = total
+        return size[id(x)]
+
+    return count(v) <= PLAIN_NODES
 
 
 def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str, str]]:
