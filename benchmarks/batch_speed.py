@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import sections
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 BEGIN, END = "<!-- batch-speed:begin -->", "<!-- batch-speed:end -->"
@@ -147,19 +149,8 @@ def section(rows: list[tuple[str, dict, dict | None, dict | None]], started: dat
 
 
 def write(text: str, out: Path) -> None:
-    page = out.read_text(encoding="utf-8") if out.is_file() else ""
-    if BEGIN in page and END in page:
-        page = page[:page.index(BEGIN)] + text + page[page.index(END) + len(END) + 1:]
-    else:
-        page = page.rstrip("\n") + "\n\n" + text
-    out.write_text(page, encoding="utf-8")
+    sections.write(out, "batch-speed", text)
 
-
-def stored(page: str) -> str:
-    """This section as a page holds it (``""`` when it has none): for benchmarks/results.py."""
-    if BEGIN not in page or END not in page:
-        return ""
-    return page[page.index(BEGIN):page.index(END) + len(END)] + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

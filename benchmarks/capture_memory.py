@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+import sections
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "conformance"
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
@@ -92,19 +94,8 @@ def section(table: list[str], gib: int) -> str:
 
 
 def write(text: str) -> None:
-    page = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else ""
-    if BEGIN in page and END in page:
-        page = page[:page.index(BEGIN)] + text + page[page.index(END) + len(END) + 1:]
-    else:
-        page = page.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(page, encoding="utf-8")
+    sections.write(RESULTS, "capture-memory", text)
 
-
-def stored(page: str) -> str:
-    """This section as a page holds it (``""`` when it has none): for benchmarks/results.py."""
-    if BEGIN not in page or END not in page:
-        return ""
-    return page[page.index(BEGIN):page.index(END) + len(END)] + "\n"
 
 
 def main() -> None:

@@ -45,9 +45,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "reference_impl"))  # this tree's reader, whatever the venv installed
 
 import tools_big  # noqa: E402
-from batch_speed import stored as batch_section  # noqa: E402  (its own section, kept as it is)
 from big_file import run as run_command  # noqa: E402  (wall time and peak RSS of a command)
-from capture_memory import stored as capture_section  # noqa: E402  (its own section, kept as it is)
+from sections import kept as kept_sections  # noqa: E402  (the sections other scripts write, kept as they are)
 from suite_speed import run as run_suite  # noqa: E402
 
 TORCHFILE_SETUP = ROOT / "conformance" / "adapters" / "torchfile" / "setup"
@@ -487,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     tgts = targets({m.spec.key: m for m in measured}, suite[0] if suite else None) + tools_targets(tools)
     page = render(measured, tgts, suite, args, loads, started, time.monotonic() - start, tools)
     old = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
-    kept = batch_section(old) + capture_section(old)
+    kept = kept_sections(old)
     page += "\n" + kept if kept else ""
     args.out.write_text(page)
     print(page)

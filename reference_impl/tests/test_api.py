@@ -121,3 +121,87 @@ def test_cli_version_help_and_stdin() -> None:
     assert from_stdin.returncode == 0 and json.loads(from_stdin.stdout) == json.loads(from_path.stdout)
     bad = cli("dump", "-", stdin=b"<!doctype html><html>")
     assert bad.returncode == 1 and len(bad.stderr.decode().splitlines()) == 1
+
+
+# -- sources, keywords, streams (issues 26 and 27) ----------------------------------------------------
+
+def _equal(ours: dict, theirs: dict) -> None:
+    assert list(ours) == list(theirs)
+    for k, v in theirs.items():
+        np.testing.assert_array_equal(np.asarray(ours[k]), v.numpy())
+
+
+def test_load_takes_paths_bytes_and_file_objects() -> None:
+    theirs = torch.load(STATE_DICT, weights_only=True)
+    with open(STATE_DICT, "rb") as f:
+        _equal(torchfmt.load(f), theirs)
+    _equal(torchfmt.load(STATE_DICT.read_bytes()), theirs)
+    _equal(torchfmt.load(memoryview(STATE_DICT.read_bytes())), theirs)
+    _equal(torchfmt.load(str(STATE_DICT)), theirs)
+    for name, values in torchfmt.load_file(STATE_DICT.read_bytes()).items():
+        np.testing.assert_array_equal(values, theirs[name].numpy())
+    with pytest.raises(TypeError, match="path, bytes or a binary file object"):
+        torchfmt.load(12)
+
+
+@pytest.mark.spec("pt-legacy.md#pt-legacy-stream")
+def test_several_legacy_saves_into_one_stream_load_in_order(tmp_path: Path) -> None:
+    """torch.save twice into one file object (legacy format): torch.load gives each in turn; so does
+    torchfmt.load, a gzip.open object included (torch 2.13's answers, taken here)."""
+    import gzip
+    import io
+
+    objs = [{"a": torch.arange(3.0)}, {"b": torch.ones(2), "c": torch.zeros(4, dtype=torch.int64)}]
+    buf = io.BytesIO()
+    for o in objs:
+        torch.save(o, buf, _use_new_zipfile_serialization=False)
+    gz = tmp_path / "s.pt.gz"
+    with gzip.open(gz, "wb") as g:
+        g.write(buf.getvalue())
+    for opener in (lambda: io.BytesIO(buf.getvalue()), lambda: gzip.open(gz, "rb")):
+        with opener() as theirs_f, opener() as ours_f:
+            for _ in objs:
+                theirs = torch.load(theirs_f, weights_only=True)
+                _equal(torchfmt.load(ours_f), theirs)
+                assert ours_f.tell() == theirs_f.tell()
+            with pytest.raises(Exception):  # noqa: B017 - torch's own error: nothing left
+                torch.load(theirs_f, weights_only=True)
+            with pytest.raises(torchfmt.FormatError, match="truncated"):
+                torchfmt.load(ours_f)
+
+
+@pytest.mark.spec("pt-zip.md#pt-zip-stream")
+def test_a_zip_stream_gives_its_first_object_as_torch_does() -> None:
+    """torch.save (zip) twice into one stream: torch.load's first call gives the first object (when the two
+    archives have the same layout) and its second fails; torchfmt.load gives the first one too."""
+    import io
+
+    buf = io.BytesIO()
+    torch.save({"a": torch.arange(3.0)}, buf)
+    torch.save({"b": torch.ones(3)}, buf)
+    theirs = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+    _equal(torchfmt.load(io.BytesIO(buf.getvalue())), theirs)
+
+
+def test_every_reading_option_has_a_keyword(tmp_path: Path) -> None:
+    """load_file(..., inert=True) was a TypeError; the .t7 hints are keywords too."""
+    path = tmp_path / "m.pt"
+    torch.save({"m": torch.nn.Linear(2, 2)}, path)
+    with pytest.raises(torchfmt.FormatError) as e:
+        torchfmt.load_file(path)
+    assert "inert=True" in str(e.value) and "--inert" not in str(e.value)  # the keyword, not the flag
+    assert isinstance(torchfmt.load_file(path, inert=True), dict)
+    t7 = CASES / "t7-binary" / "nn-sequential-float" / "nn_sequential_float.t7"
+    assert torchfmt.load(t7, mode="binary", long_size=8, byte_order="little").class_name == "nn.Sequential"
+    import inspect
+
+    for f in (torchfmt.load, torchfmt.load_file, torchfmt.describe):
+        assert {"inert", "mode", "long_size", "byte_order"} <= set(inspect.signature(f).parameters), f
+
+
+def test_the_repr_of_a_lua_model_is_bounded() -> None:
+    """Was one 7,400-character line."""
+    model = torchfmt.load(LUA_MODEL)
+    text = repr(model)
+    assert text.startswith("TorchObject('nn.Sequential'") and len(text) < 300 and "\n" not in text
+    assert len(repr(model.modules)) < 300

@@ -27,7 +27,9 @@ from torchfmt.tools.flat import NameClash
 torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLS: list[list[str]] = [["inspect"], ["inspect", "--json"], ["slim"],
+#: ``inspect`` with ``--strict-status`` exits as ``dump`` does (without it, 0 once it read the file, inert
+#: included: test_inspect_exits_0_once_it_read_the_file).
+TOOLS: list[list[str]] = [["inspect", "--strict-status"], ["inspect", "--json", "--strict-status"], ["slim"],
                           *(["convert", "--to", to] for to in ("pt-zip", "pt-legacy", "safetensors", "t7"))]
 
 
@@ -201,16 +203,16 @@ def test_a_deep_list_dump_reads_is_slimmed_and_converted(inputs: dict[str, Path]
 
 
 @pytest.mark.spec("inspect.md#inspect-cli")
-def test_inspect_exits_as_dump_on_a_whole_pickled_model(tmp_path: Path) -> None:
-    """dump refuses a whole pickled model (unsafe-global, 1); inspect still shows it, read inert, and
-    exits with dump's line and status."""
+def test_inspect_exits_as_dump_on_a_whole_pickled_model_with_strict_status(tmp_path: Path) -> None:
+    """dump refuses a whole pickled model (unsafe-global, 1); inspect --strict-status still shows it, read
+    inert, and exits with dump's line and status, the line printed once (on stderr, not in the report)."""
     path = tmp_path / "model.pt"
     torch.save(torch.nn.Linear(2, 2), path)
     status, err, _ = run(["dump", str(path)])
     assert status == 1 and err[0].startswith("unsafe-global: ")
-    got_status, got_err, text = run(["inspect", str(path)])
+    got_status, got_err, text = run(["inspect", str(path), "--strict-status"])
     assert (got_status, got_err) == (status, err)
-    assert "Linear" in text
+    assert "Linear" in text and "unsafe-global" not in text
 
 
 # -- stop signals -----------------------------------------------------------------------------------

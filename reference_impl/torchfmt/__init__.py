@@ -24,12 +24,14 @@ import gc
 import mmap as _mmap
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 from .describe import describe_document
 from .detect import detect
 from .errors import ERROR_CODES, FormatError, Unsupported
+from .inputs import open_file
 from .model import Document
+from .pickle.machine import INERT_ADVICE
 from .t7.encodings import Hints
 from .windows import FileWindows, MemoryWindows
 
@@ -38,8 +40,8 @@ if TYPE_CHECKING:
 
     from .writer import save
 
-__all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Unsupported", "describe", "load",
-           "load_file", "open_document", "read_bytes", "save"]
+__all__ = ["ERROR_CODES", "Document", "FormatError", "Hints", "Source", "Unsupported", "describe", "load",
+           "load_document", "load_file", "open_document", "read_bytes", "save"]
 
 
 def __getattr__(name: str) -> Any:
@@ -107,10 +109,10 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
     variant through a map of the whole file; ``mmap=False`` reads the whole file into memory first (its
     arrays then survive the file being overwritten, which ends a process holding mapped ones)."""
     if not mmap:
-        with open(path, "rb") as g:
+        with open_file(path) as g:
             return read_bytes(g.read(), hints, inert=inert)
     # unbuffered: it is only ever read by pread and maps (FileWindows, the .t7 reader)
-    f = open(path, "rb", buffering=0)  # noqa: SIM115 - a zip file's windows keep it open while records may be mapped
+    f = open_file(path, buffering=0)  # a zip file's windows keep it open while records may be mapped
     try:
         source = FileWindows(f)
         if len(source) == 0:
@@ -126,27 +128,97 @@ def open_document(path: str | os.PathLike[str], hints: Hints | None = None, *,
         return _read(memoryview(mm), kind, hints, inert, f.fileno())
 
 
-def load(path: str | os.PathLike[str], hints: Hints | None = None, *, inert: bool = False,
-         mmap: bool = True) -> Any:
-    """The file's first object, with tensors as :class:`~torchfmt.model.Tensor` (``np.asarray(t)`` is
-    its values); ``mmap`` as :func:`open_document`."""
-    doc = open_document(path, hints, inert=inert, mmap=mmap)
+#: What :func:`load` and :func:`load_file` read: a path, the bytes of a file, or a binary file object
+#: read from its position (as ``torch.load`` takes them).
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
+
+
+def _hints(hints: Hints | None, mode: str | None, long_size: int | None, byte_order: str | None) -> Hints:
+    """``hints`` with the keywords that stand for ``--mode``, ``--long-size`` and ``--byte-order``."""
+    return (hints or Hints()).override(mode=mode, long_size=long_size, byte_order=byte_order)
+
+
+def _api_error(e: FormatError) -> FormatError:
+    """A refusal raised to Python code names the keyword, not the command's flag."""
+    if e.code == "unsafe-global" and INERT_ADVICE in e.message:
+        return FormatError(e.code, e.offset, e.message.replace(INERT_ADVICE, API_INERT_ADVICE),
+                           needed_end=e.needed_end)
+    return e
+
+
+#: What the reader's unsafe-global refusal advises, for a caller of the Python API.
+API_INERT_ADVICE = ("a pickled object such as a whole torch.save(model) is read, without running it, by "
+                    "torchfmt.load(..., inert=True)")
+
+
+def load_document(source: Source, hints: Hints | None = None, *, inert: bool = False,
+                  mmap: bool = True) -> Document:
+    """:func:`open_document` of a path, :func:`read_bytes` of bytes, or the document a binary file object
+    holds from its position: a legacy stream's first object, the position left just after it (so that
+    the next call reads the next object saved into the same stream, spec/pt-legacy.md#pt-legacy-stream),
+    a ``gzip.open`` object included; any other variant read to the end."""
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            return open_document(source, hints, inert=inert, mmap=mmap)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            return read_bytes(bytes(source), hints, inert=inert)
+        if not hasattr(source, "read"):
+            raise TypeError(f"load takes a path, bytes or a binary file object, not {type(source).__name__}")
+        return _read_stream(source, hints, inert)
+    except FormatError as e:
+        raise _api_error(e) from None
+
+
+def _read_stream(f: BinaryIO, hints: Hints | None, inert: bool) -> Document:
+    start = f.tell() if f.seekable() else None
+    data = f.read()
+    if not isinstance(data, bytes):
+        raise TypeError("load reads a binary file object (open(path, 'rb')), not a text one")
+    if not data:
+        raise FormatError("truncated", 0, "empty file" if not start else "nothing left in the stream")
+    kind = detect(data[:512])
+    if kind != "pt-legacy":
+        return read_bytes(data, hints, inert=inert)
+    from .pt.legacy import read_legacy
+
+    with _collector_paused():
+        doc = read_legacy(data, inert=inert, stream=True)
+    end = doc.extra.pop("end")
+    if end != len(data):
+        if start is None:
+            raise FormatError("bad-container", end, f"{len(data) - end} bytes after the object, in a stream "
+                                                    "that cannot seek back to them (open the file itself)")
+        f.seek(start + end)
+    return doc
+
+
+def load(source: Source, hints: Hints | None = None, *, inert: bool = False, mmap: bool = True,
+         mode: str | None = None, long_size: int | None = None, byte_order: str | None = None) -> Any:
+    """The first object of ``source`` (:data:`Source`: a path, bytes or a binary file object, as
+    ``torch.load`` takes them), with tensors as :class:`~torchfmt.model.Tensor` (``np.asarray(t)`` is
+    its values); ``inert`` as ``dump --inert``; ``mmap`` as :func:`open_document`; ``mode``,
+    ``long_size`` and ``byte_order`` are the ``.t7`` hints (``--mode`` ...)."""
+    doc = load_document(source, _hints(hints, mode, long_size, byte_order), inert=inert, mmap=mmap)
     if not doc.objects:
         raise FormatError("truncated", 0, "the file holds no object")
     return doc.objects[0]
 
 
-def load_file(path: str | os.PathLike[str], hints: Hints | None = None, *, copy: bool = False,
-              mmap: bool = True) -> dict[str, np.ndarray]:
-    """``{dotted.name: ndarray}`` of every dense tensor of the file's first object
-    (:mod:`torchfmt.tools.flat`, a tool over the reader), like ``safetensors.numpy.load_file``: read-only
-    views of the file unless ``copy``."""
+def load_file(source: Source, hints: Hints | None = None, *, copy: bool = False, mmap: bool = True,
+              inert: bool = False, mode: str | None = None, long_size: int | None = None,
+              byte_order: str | None = None) -> dict[str, np.ndarray]:
+    """``{dotted.name: ndarray}`` of every dense tensor of the first object of ``source`` (as
+    :func:`load`; :mod:`torchfmt.tools.flat`, a tool over the reader), like
+    ``safetensors.numpy.load_file``: read-only views of the file unless ``copy``."""
     from .tools.flat import arrays
 
-    return arrays(load(path, hints, mmap=mmap), copy=copy)
+    return arrays(load(source, hints, inert=inert, mmap=mmap, mode=mode, long_size=long_size,
+                       byte_order=byte_order), copy=copy)
 
 
-def describe(path: str | os.PathLike[str], hints: Hints | None = None, *,
-             inert: bool = False) -> dict[str, Any]:
-    """The canonical description of the file at ``path``."""
-    return describe_document(open_document(path, hints, inert=inert))
+def describe(path: Source, hints: Hints | None = None, *, inert: bool = False, mode: str | None = None,
+             long_size: int | None = None, byte_order: str | None = None) -> dict[str, Any]:
+    """The canonical description of the file at ``path`` (or of bytes, or a file object, as :func:`load`)."""
+    if isinstance(path, (str, os.PathLike)):  # dump's path: raised as the reader raises it
+        return describe_document(open_document(path, _hints(hints, mode, long_size, byte_order), inert=inert))
+    return describe_document(load_document(path, _hints(hints, mode, long_size, byte_order), inert=inert))

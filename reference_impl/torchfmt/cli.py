@@ -32,7 +32,8 @@ EXIT_STATUS = """exit status:
   0  read: the output is the description
   1  malformed, unsafe or ambiguous: one stderr line '<code>: <message at byte offset>', <code> one of
 {codes}
-  2  not supported: one stderr line 'unsupported: <feature>' (also a path that cannot be read, and
+  2  not supported: one stderr line 'unsupported: <feature>' (also a path that cannot be read:
+     missing-input, not-a-regular-file, unreadable-path; and
      every conversion convert or slim refuses: 'unsupported: <feature> (<why>)',
      spec/t7.md#t7-convert-refusals)
 no other exit status, ever (spec/canonical.md#canonical-reader-cli)"""
@@ -73,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
                "  inspect   a report for people: what the file is, its contents, whether\n"
                "            torch.load(weights_only=True) takes it, and where every byte goes\n"
                "            (--json: stable JSON; --plot FILE, --treemap FILE: charts; spec/inspect.md;\n"
-               "            exit status 1 also for a file that is no checkpoint or is truncated)\n"
+               "            exit status 0 once the file was read, a whole pickled model read inert included\n"
+               "            (--strict-status: dump's); 1 for a file that is no checkpoint, truncated or\n"
+               "            malformed)\n"
                "  convert   write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors\n"
                "  slim      rewrite a .t7 or .pt file keeping only what matters (trimmed storages)\n\n"
                + EXIT_STATUS.format(codes=codes))
@@ -106,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     insp.add_argument("--treemap", metavar="FILE",
                       help="also draw where the bytes go as a treemap, by role and field and by top-level "
                            "key (.svg, .png, .pdf; needs the extra plot: matplotlib and squarify)")
+    insp.add_argument("--strict-status", action="store_true",
+                      help="exit with dump's status: non-zero also for a file only the inert reading reads "
+                           "(a whole pickled model, which torch.load(weights_only=True) refuses)")
     _t7_hints(insp)
     conv = sub.add_parser("convert", help="write a .t7 or .pt file as pt-zip, pt-legacy, t7 or safetensors")
     conv.add_argument("input")
@@ -187,15 +193,16 @@ def _report(run: Callable[[], Any], as_json: bool, path: str) -> int:
     rejects, 2 with ``unsupported: <feature> (<why>)`` for what it declines and for every refused
     conversion (:class:`~torchfmt.tools.convert.ConvertError`, spec/t7.md#t7-convert-refusals)."""
     from .tools.reading import TOOL_RECURSION
+    from .tools.terminal import safe
 
     try:
         with recursion_limit(TOOL_RECURSION):
             report = run()
     except Exception as e:
         status, line = failure(e, path, "a torchfmt bug")
-        print(line, file=sys.stderr)
+        print(safe(line), file=sys.stderr)
         return status
-    print(json.dumps(report.json()) if as_json else report.line())
+    print(json.dumps(report.json()) if as_json else safe(report.line()))
     return 0
 
 
@@ -337,17 +344,26 @@ def _batch(inert: bool) -> int:
 
 
 def _inspect(args: argparse.Namespace, hints: Hints) -> int:
-    """``torchfmt inspect`` (spec/inspect.md#inspect-cli): the report on stdout whatever the outcome, the
-    one error line on stderr when the status is not 0."""
+    """``torchfmt inspect`` (spec/inspect.md#inspect-cli): the report on stdout whatever the outcome, exit
+    0 when the file was read (``--strict-status``: ``dump``'s status), and the one error line on stderr
+    when the status is not 0 (then not repeated in the report).  A chart's extra is checked before the
+    file is read: a missing one fails before anything is printed."""
     from .tools.inspect import inspect, render
     from .tools.reading import TOOL_RECURSION
+    from .tools.terminal import safe
 
+    charts = [(kind, target) for kind, target in (("plot", args.plot), ("treemap", args.treemap)) if target]
+    if charts:
+        missing = _missing_plot_extra([kind for kind, _ in charts])
+        if missing:
+            print(missing, file=sys.stderr)
+            return 2
     try:
         with recursion_limit(TOOL_RECURSION):
-            report, status = inspect(args.path, hints, max(args.depth, 0))
+            report, status = inspect(args.path, hints, max(args.depth, 0), strict_status=args.strict_status)
     except Exception as e:  # an unreadable path; a bug of ours: one line all the same
         status, line = failure(e, args.path, "a torchfmt bug")
-        print(line, file=sys.stderr)
+        print(safe(line), file=sys.stderr)
         return status
     try:
         with recursion_limit(TOOL_RECURSION):  # the report is as deep as what was read (1,000 levels)
@@ -357,28 +373,37 @@ def _inspect(args: argparse.Namespace, hints: Hints) -> int:
             else:
                 color = (sys.stdout.isatty() and "NO_COLOR" not in os.environ
                          and os.environ.get("TERM") != "dumb")
-                sys.stdout.write(render(report, color))
+                sys.stdout.write(render(report, color, error_line=not status))
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    for kind, target in (("plot", args.plot), ("treemap", args.treemap)):
-        if target and report["bytes"] is not None:
+    for kind, target in charts:
+        if report["bytes"] is not None:
             try:
                 from .tools import plot
 
                 getattr(plot, kind)(report, target)
-            except ImportError:
-                print(f"unsupported: {kind} (install matplotlib and squarify: pip install 'torchfmt[plot]')",
-                      file=sys.stderr)
-                return 2
             except (OSError, ValueError) as e:
                 print(f"unsupported: unwritable-{kind} ({quote(str(e))})", file=sys.stderr)
                 return 2
     if status:
         e = report["error"]
         where = "" if e["offset"] is None else f" (at byte {e['offset']})"
-        print(f"{e['code']}: {e['message']}{where}", file=sys.stderr)
+        print(safe(f"{e['code']}: {e['message']}{where}"), file=sys.stderr)
     return status
+
+
+def _missing_plot_extra(kinds: list[str]) -> str | None:
+    """The one refusal line when a chart asked for needs a module that is not installed (matplotlib;
+    squarify for a treemap), None when all are there."""
+    import importlib.util
+
+    needed = ["matplotlib"] + (["squarify"] if "treemap" in kinds else [])
+    absent = [m for m in needed if importlib.util.find_spec(m) is None]
+    if not absent:
+        return None
+    return (f"unsupported: {kinds[0]} (needs {' and '.join(absent)}, not installed: "
+            "pip install 'torchfmt[plot]')")
 
 
 if __name__ == "__main__":

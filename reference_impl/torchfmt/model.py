@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .display import tensor_repr
+from .display import table_repr, tensor_repr, torch_object_repr
 from .dtypes import DType, resolve_bits, to_little_endian
 from .windows import Record
 
@@ -222,6 +222,10 @@ class TorchObject:
         except KeyError:
             raise AttributeError(f"{self.class_name} has no field {name!r}") from None
 
+    def __repr__(self) -> str:
+        return torch_object_repr(self.class_name, self.value.keys() if isinstance(self.value, LuaTable)
+                                 else None)
+
 
 @dataclass(eq=False)
 class LuaFunction:
@@ -282,6 +286,9 @@ class LuaTable:
             return self[name]
         except KeyError:
             raise AttributeError(f"the table has no key {name!r}") from None
+
+    def __repr__(self) -> str:
+        return table_repr(self.keys())
 
 
 @dataclass(frozen=True)

@@ -131,6 +131,12 @@ def recording_opcodes() -> Iterator[PickleUse]:
         _USED.reset(token)
 
 
+#: What the unsafe-global refusal advises (the command line's words; :func:`torchfmt.load` names its
+#: keyword instead).
+INERT_ADVICE = ("a pickled object such as a whole torch.save(model) is read, without running it, by dump "
+                "--inert and inspect, and convert --inert writes a whole model's state_dict")
+
+
 class Machine:
     """Runs pickle programs over ``buf`` (a file's bytes; offsets are file offsets).
 
@@ -360,9 +366,7 @@ class Machine:
         if lookup(module, name, self.scopes) is None and not self.inert and not any(
                 module == m or module.startswith(m + ".") for m in self.opaque_modules):
             raise self.fail("unsafe-global", f"{quote(module + '.' + name)} is not in the allowlist; "
-                                             "a pickled object such as a whole torch.save(model) is read, "
-                                             "without running it, by dump --inert and inspect, and "
-                                             "convert --inert writes a whole model's state_dict")
+                                             + INERT_ADVICE)
         return Global(module, name)
 
     def apply(self, func: Any, args: Any, via: str, kwargs: dict[Any, Any] | None = None) -> Any:

@@ -26,8 +26,10 @@ TYPE_SIZES = {"short": (2,), "int": (4,), "long": (4, 8)}
 KEY_TYPES = (str, bytes, int)
 
 
-def read_legacy(buf: Any, *, inert: bool = False) -> Document:
-    """Read a legacy ``.pt`` stream held in ``buf``."""
+def read_legacy(buf: Any, *, inert: bool = False, stream: bool = False) -> Document:
+    """Read a legacy ``.pt`` stream held in ``buf``; ``stream``: the first of several objects saved into
+    one stream (spec/pt-legacy.md#pt-legacy-stream), bytes after it allowed and its end offset
+    in ``extra["end"]``."""
     buf = buf if isinstance(buf, memoryview) else memoryview(buf)
     header = Machine(buf, inert=inert)
     magic, pos = header.load(0)
@@ -45,9 +47,9 @@ def read_legacy(buf: Any, *, inert: bool = False) -> Document:
     at = pos
     keys, pos = header.load(pos)
     end = storages.read_data(buf, keys, pos, at, little_endian)
-    if end != len(buf):
+    if end != len(buf) and not stream:
         raise FormatError("bad-container", end, f"{len(buf) - end} bytes after the last storage")
-    return Document("pt-legacy", [obj], extra={"sys_info": sys_info})
+    return Document("pt-legacy", [obj], extra={"sys_info": sys_info, **({"end": end} if stream else {})})
 
 
 def check_sys_info(sys_info: Any, at: int, protocol_version: int = PROTOCOL_VERSION) -> bool:

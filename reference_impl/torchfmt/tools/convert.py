@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Unsupported, quote
+from ..inputs import kind
 from ..model import (
     Document,
     Global,
@@ -79,6 +80,7 @@ REFUSALS: dict[str, str] = {
     "read-back": "what was written does not read back as what was meant (its path named): nothing replaced",
     "existing-output": "the output exists and --force was not given",
     "output-is-input": "the output is the input (refused even with --force)",
+    "output-not-regular": "the output is a directory, FIFO, device or socket (refused even with --force)",
     "unwritable-path": "the output cannot be written (the operating system's reason)",
     "target-format": "an output format that is not one of pt-zip, pt-legacy, t7, safetensors",
     "pickled-object": "--inert: a pickled object that is no nn.Module, or a global outside the allowlist",
@@ -126,7 +128,8 @@ class Report:
     left_out: list[str] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)
     state_dict: bool = False
-    moved_to_cpu: dict[str, int] = field(default_factory=dict)  # device -> tensors and storages moved
+    #: device -> tensors moved (spec/t7.md#t7-convert-devices)
+    moved_to_cpu: dict[str, int] = field(default_factory=dict)
 
     def line(self) -> str:
         what = "a state_dict of " if self.state_dict else ""
@@ -135,7 +138,7 @@ class Report:
         moved = ""
         if self.moved_to_cpu:
             devices = ", ".join(f"{n} from {d}" for d, n in sorted(self.moved_to_cpu.items()))
-            moved = f"; tensors and storages tagged cpu ({devices}; --keep-devices keeps the tags)"
+            moved = f"; tagged cpu ({devices}; --keep-devices keeps the tags)"
         return (f"converted {self.source} ({self.source_format}) to {self.output} ({self.target}): "
                 f"{what}{self.tensors} tensors{extra}{tied}{moved}")
 
@@ -370,6 +373,38 @@ class PickledModules:
 
 # -- safetensors ---------------------------------------------------------------------------------
 
+#: Values the JSON text of one ``--metadata`` value may hold, repeats included: a shared list nested 30
+#: deep is 2^30 values to ``json.dumps``, which :func:`_json_plain` counts without expanding it.
+PLAIN_NODES = 1_000_000
+
+
+def _json_plain(v: Any) -> bool:
+    """Whether ``--metadata`` would keep ``v``: only JSON's types, no container inside itself, and at most
+    :data:`PLAIN_NODES` values once shared containers are written out (counted per container once)."""
+    size: dict[int, int] = {}
+    active: set[int] = set()
+
+    def count(x: Any) -> int:
+        if x is None or type(x) in (bool, int, float, str):
+            return 1
+        if type(x) not in (dict, list, tuple) or id(x) in active:
+            return PLAIN_NODES + 1  # no JSON form, or a container inside itself
+        if id(x) not in size:
+            if type(x) is dict and not all(type(k) in (str, int, float, bool) or k is None for k in x):
+                return PLAIN_NODES + 1
+            active.add(id(x))
+            total = 1
+            for y in (x.values() if type(x) is dict else x):
+                total = min(total + count(y), PLAIN_NODES + 1)
+                if total > PLAIN_NODES:
+                    break
+            active.discard(id(x))
+            size[id(x)] = total
+        return size[id(x)]
+
+    return count(v) <= PLAIN_NODES
+
+
 def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str, str]]:
     """Name -> tensor for a (nested) mapping of tensors; other values are refused, or kept as JSON text
     in ``__metadata__`` when ``metadata``.  Names are unique: two different values that flatten to one
@@ -377,11 +412,13 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
     tensors: dict[str, Tensor] = {}
     other: dict[str, str] = {}
     refused: list[str] = []
+    unplain: list[str] = []  # refused values --metadata would refuse too
     names = Names()
 
     def walk(v: Any, name: str, keys: tuple[Any, ...], inside: frozenset[int]) -> None:
         if isinstance(v, (dict, list, tuple)) and id(v) in inside:
             refused.append(f"{quote(name or '$')} (a container inside itself)")
+            unplain.append(name)
         elif isinstance(v, Tensor):
             if names.add(name, v, shown_key_path(keys)):
                 tensors[name] = v
@@ -393,25 +430,35 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
                 walk(x, f"{name}.{i}" if keys else str(i), (*keys, i), inside | {id(v)})
         elif isinstance(v, (SparseTensor, MetaTensor)):
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
+            unplain.append(name)
         elif metadata:
             try:
                 text = json.dumps(v)
             except (TypeError, ValueError, RecursionError):
                 refused.append(f"{quote(name or '$')} ({type(v).__name__})")
+                unplain.append(name)
             else:
                 if names.add(name or "$", text, shown_key_path(keys)):
                     other[name or "$"] = text
         else:
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
+            if not _json_plain(v):
+                unplain.append(name)
 
     try:
         walk(obj, "", (), frozenset())
     except NameClash as e:
         raise ConvertError("safetensors-name", f"{e}: one would be lost") from None
     if refused:
-        raise ConvertError("safetensors-non-tensor", f"safetensors holds tensors only; {len(refused)} values "
-                           "are not: " + ", ".join(refused[:10]) + (", ..." if len(refused) > 10 else "") +
-                           "; --metadata keeps plain values in __metadata__")
+        n = len(refused)
+        # advice that works when followed: --metadata only when it is not given and would keep every one
+        plain = not metadata and not unplain
+        advice = ("--metadata keeps them, as JSON in __metadata__" if plain else
+                  "they have no JSON form for --metadata: --to pt-zip keeps every value" if metadata else
+                  "--to pt-zip keeps every value (--metadata keeps only plain values, as JSON)")
+        raise ConvertError("safetensors-non-tensor", f"safetensors holds tensors only; {n} "
+                           f"{'value is' if n == 1 else 'values are'} not: " + ", ".join(refused[:10])
+                           + (", ..." if n > 10 else "") + f"; {advice}")
     return tensors, other
 
 
@@ -467,13 +514,22 @@ def count_tensors(obj: Any) -> int:
     return len(tensors)
 
 
-def check_output(source: str, output: str, force: bool, command: str) -> None:
-    """Refuse to write over the input, ever, and over an existing output unless ``force``."""
-    if os.path.exists(output):
-        if os.path.exists(source) and os.path.samefile(source, output):
-            raise ConvertError("output-is-input", f"the output is the input: {command} never overwrites its "
-                                                  "input")
-        if not force:
+def check_output(source: str, output: str, force: bool, command: str, *, dry_run: bool = False) -> None:
+    """Refuse to write over the input, ever, over what is not a regular file, ever (``--force`` replacing
+    ``/dev/null`` or a FIFO by a regular file would break what uses it), and over an existing output
+    unless ``force`` (``dry_run`` writes nothing: only the first two)."""
+    try:
+        st = os.stat(output)
+    except OSError:
+        return
+    if os.path.exists(source) and os.path.samefile(source, output):
+        raise ConvertError("output-is-input", f"the output is the input: {command} never overwrites its "
+                                              "input")
+    what = kind(st.st_mode)
+    if what is not None:
+        raise ConvertError("output-not-regular", f"{quote(output, 120)} is {what}: {command} writes only a "
+                                                 "regular file, never over another kind (--force neither)")
+    if not force and not dry_run:
             raise ConvertError("existing-output", f"{quote(output, 120)} exists (--force replaces it)")
 
 
@@ -521,15 +577,23 @@ def convert(source: str, output: str, to: str | None = None, *, force: bool = Fa
 def to_cpu(obj: Any) -> dict[str, int]:
     """Tag every tensor and storage reachable from ``obj`` that is on another device (``cuda:0``, ``mps``,
     ...) as a CPU one, in place (a file holds the bytes either way; torch then loads it without
-    ``map_location``); meta tensors stay meta.  How many were moved, by device."""
+    ``map_location``); meta tensors stay meta.  How many tensors were moved, by device (a tensor counted
+    once, by its own device, its storage with it; a storage reached as a value of its own counts as one)."""
     moved: dict[str, int] = collections.Counter()
     for v in values(obj):
-        if isinstance(v, (Tensor, Storage)) and v.device not in ("cpu", "meta"):
+        if isinstance(v, Tensor):
+            storage = v.storage
+            device = next((d for d in (v.device, storage.device if storage is not None else "cpu")
+                           if d not in ("cpu", "meta")), None)
+            if device is not None:
+                moved[device] += 1
+            if v.device not in ("cpu", "meta"):
+                v.device = "cpu"
+            if storage is not None and storage.device not in ("cpu", "meta"):
+                storage.device = "cpu"
+        elif isinstance(v, Storage) and v.device not in ("cpu", "meta"):
             moved[v.device] += 1
             v.device = "cpu"
-        if isinstance(v, Tensor) and v.storage is not None and v.storage.device not in ("cpu", "meta"):
-            moved[v.storage.device] += 1
-            v.storage.device = "cpu"
     return dict(moved)
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..detect import SAFETENSORS_MAX_HEADER, detect, not_a_checkpoint
 from ..errors import FormatError, Unsupported, quote
+from ..inputs import check_regular, open_file
 from ..model import (
     Document,
     Global,
@@ -42,7 +43,8 @@ from ..t7.encodings import Hints
 from ..walk import SHAREABLE
 from ..windows import FileWindows
 from .reading import read
-from .sizes import account, labelled_children
+from .sizes import account, human_bytes, labelled_children
+from .terminal import finish, styled
 
 INSPECT_VERSION = 1
 #: Children of one container the tree shows before ``more`` (spec/inspect.md#inspect-tree).
@@ -124,7 +126,7 @@ def _text(head: bytes) -> str:
 
 def _describe_not_checkpoint(what: str, path: str, size: int) -> dict[str, Any]:
     """What a non-checkpoint plainly says about itself (spec/inspect.md#inspect-not-checkpoint)."""
-    with open(path, "rb") as f:
+    with open_file(path) as f:
         head = f.read(_HEAD)
     out: dict[str, Any] = {"format": "not-a-checkpoint", "summary": f"not a checkpoint: {what}"}
     low = head.lstrip().lower()
@@ -223,7 +225,7 @@ def _numpy_header(path: str) -> dict[str, Any]:
     import numpy as np
 
     try:
-        with open(path, "rb") as f:
+        with open_file(path) as f:
             version = np.lib.format.read_magic(f)
             fmt = np.lib.format
             read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
@@ -234,7 +236,7 @@ def _numpy_header(path: str) -> dict[str, Any]:
 
 
 def _safetensors_header(path: str, size: int) -> dict[str, Any]:
-    with open(path, "rb") as f:
+    with open_file(path) as f:
         n = int.from_bytes(f.read(8), "little")
         if n > min(size - 8, 100 << 20):
             return {"header_bytes": n}
@@ -277,7 +279,7 @@ def _truncated(path: str, size: int, kind: str, err: FormatError) -> dict[str, A
     needed = err.needed_end
     where = None
     if kind == "zip":
-        with open(path, "rb") as f:
+        with open_file(path) as f:
             buf = FileWindows(f)
             records = local_walk(buf)
             declared = _declared_storages(buf, records)
@@ -463,16 +465,19 @@ def readiness(doc: Document, globals_seen: list[tuple[str, str, int]],
 
 # -- the report -----------------------------------------------------------------------------------
 
-def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict[str, Any], int]:
-    """The JSON report of the file at ``path`` and the exit status: 0 read, 1 not a checkpoint,
-    truncated or malformed, 2 unsupported (spec/inspect.md#inspect-cli).  Unreadable paths raise
-    ``OSError``."""
-    size = os.path.getsize(path)
+def inspect(path: str, hints: Hints | None = None, depth: int = 3, *,
+            strict_status: bool = False) -> tuple[dict[str, Any], int]:
+    """The JSON report of the file at ``path`` and the exit status (spec/inspect.md#inspect-cli): 0 when
+    it was read, strictly or, a whole pickled model, inert (the report says what torch would do); 1 not
+    a checkpoint, truncated or malformed, 2 unsupported.  ``strict_status``: ``dump``'s status instead,
+    non-zero also for a file only the inert reading reads.  A path that names no regular file raises
+    :class:`Unsupported`, another that cannot be read ``OSError``."""
+    size = check_regular(path).st_size  # a FIFO or a device is refused before it is opened
     report: dict[str, Any] = {"inspect_version": INSPECT_VERSION, "path": os.fspath(path), "file_bytes": size,
                               "status": "read", "what": None, "error": None, "tree": None,
                               "readiness": None, "bytes": None}
-    with open(path, "rb") as f:
-        head = f.read(512)
+    with open_file(path) as f:
+        head = f.read(512) if size else b""  # a pseudo-file of no bytes (/proc/self/mem) is not read
         if head[8:10] == b'{"':  # a safetensors header is parsed whole (detect.safetensors_header)
             want = min(int.from_bytes(head[:8], "little"), SAFETENSORS_MAX_HEADER) + 8
             head += f.read(max(0, want - len(head)))
@@ -488,12 +493,19 @@ def inspect(path: str, hints: Hints | None = None, depth: int = 3) -> tuple[dict
     status = 0
     if refusal is not None:  # dump refuses it (a whole pickled model: unsafe-global); shown as read inert
         report["error"] = _error(refusal)
-        status = 1 if isinstance(refusal, FormatError) else 2
+        if strict_status:
+            status = 1 if isinstance(refusal, FormatError) else 2
     report["what"] = identify(doc, globals_seen)
     report["tree"] = tree(doc, depth)
     report["readiness"] = readiness(doc, globals_seen, used)
     report["bytes"] = account(doc, size)
     return report, status
+
+
+#: Refusals an inert reading cannot lift (only a global outside the allowlist or a tensor subclass is read
+#: differently): ``inspect`` does not read the file a second time for them, so that no refusal of
+#: ``inspect`` costs more than ``dump``'s (issue 26: a file over the view budget was read twice).
+STRICT_ONLY_NOT = frozenset({"limit-exceeded", "truncated", "bad-container", "unknown-format", "bad-magic"})
 
 
 def _read(path: str, hints: Hints | None) -> tuple[Document | None, FormatError | Unsupported | None,
@@ -506,6 +518,8 @@ def _read(path: str, hints: Hints | None) -> tuple[Document | None, FormatError 
             return read(path, hints), None, globals_seen, used
     except (FormatError, Unsupported) as e:
         refusal = e
+    if isinstance(refusal, FormatError) and refusal.code in STRICT_ONLY_NOT:
+        return None, refusal, [], None  # an inert reading refuses it the same way: not read twice
     try:
         with recording_globals() as globals_seen, recording_opcodes() as used:
             return read(path, hints, inert=True), refusal, globals_seen, used
@@ -543,20 +557,14 @@ def _unread(report: dict[str, Any], e: FormatError | Unsupported | None, path: s
 
 # -- text -----------------------------------------------------------------------------------------
 
-def human_bytes(n: int) -> str:
-    """``n`` bytes in B, KB, MB, GB or TB (powers of 1000, as file managers show them)."""
-    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
-
-
 class _Style:
+    """Marks text to be shown in a style; :func:`~torchfmt.tools.terminal.finish` draws it, or not."""
+
     def __init__(self, color: bool) -> None:
         self.color = color
 
     def __call__(self, text: str, code: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+        return styled(text, code)
 
 
 def _table(rows: list[tuple[str, str, str]], indent: str = "  ") -> list[str]:
@@ -596,13 +604,19 @@ def _tree_lines(nodes: list[dict[str, Any]], prefix: str = "  ") -> list[str]:
     return lines
 
 
-def render(report: dict[str, Any], color: bool = False) -> str:
-    """The report as text for a terminal (spec/inspect.md#inspect-text)."""
+def render(report: dict[str, Any], color: bool = False, error_line: bool = True) -> str:
+    """The report as text for a terminal (spec/inspect.md#inspect-text), file data escaped
+    (spec/inspect.md#inspect-text-escapes); ``error_line`` False leaves out ``dump``'s refusal line, for
+    a caller that prints it on stderr (a line is shown once)."""
     s = _Style(color)
     what = report["what"] or {}
-    out = [s(f"{report['path']}  {human_bytes(report['file_bytes'])}", "1"), f"  {what.get('summary', '')}"]
+    out = [s(f"{report['path']}  {human_bytes(report['file_bytes'])}", "1")]
     e = report["error"]
-    if e and report["status"] != "not-a-checkpoint" and e["message"] not in what.get("summary", ""):
+    where = "" if not e or e["offset"] is None else f" (at byte {e['offset']})"
+    if error_line or not e or what.get("summary") != f"{e['code']}: {e['message']}{where}":
+        out.append(f"  {what.get('summary', '')}")  # not the stderr line again
+    if (error_line and e and report["status"] != "not-a-checkpoint"
+            and e["message"] not in what.get("summary", "")):
         where = f" (at byte {e['offset']})" if e["offset"] is not None else ""
         out.append(s(f"  {e['code']}: {e['message']}{where}", "31"))
     b = report["bytes"]
@@ -626,7 +640,7 @@ def render(report: dict[str, Any], color: bool = False) -> str:
             out.append(f"    {r['convert']} {report['path']} OUT.pt")
     if report["tree"] is not None:
         out += ["", s("Contents", "1")] + _tree_lines(report["tree"])
-    return "\n".join(out) + "\n"
+    return finish(out, color)
 
 
 def _storage_name(x: dict[str, Any]) -> str:
@@ -641,8 +655,9 @@ def _storage_name(x: dict[str, Any]) -> str:
 
 def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
     total = b["file_bytes"]
-    out = ["", s(f"Where the {human_bytes(total)} go", "1") + ("  (ascii .t7: binary sizes)" if b["estimated"]
-                                                              else "")]
+    units = "  (decimal units: 1 kB = 1,000 bytes)" + ("  (ascii .t7: binary sizes)" if b["estimated"]
+                                                      else "")
+    out = ["", s(f"Where the {human_bytes(total)} go", "1") + units]
     if b["headline"]:
         out.append(s(f"  {b['headline']}", "1;33"))
     if b.get("advice"):

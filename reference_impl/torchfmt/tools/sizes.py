@@ -512,3 +512,12 @@ def advice(fmt: str, file_size: int, unreachable: int, dup_bytes: int,
                 "gradBias); torchfmt slim --level light empties them here")
     return ("next time, save model.state_dict() alone for inference, apart from the optimizer state and "
             "gradients; torchfmt slim --level light leaves them out here")
+
+
+def human_bytes(n: int) -> str:
+    """``n`` bytes in B, kB, MB, GB or TB: decimal units (powers of 1000, as file managers show them),
+    the SI prefixes saying so (``kB``; a binary size would say ``KiB``); spec/inspect.md#inspect-text."""
+    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"

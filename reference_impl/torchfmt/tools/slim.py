@@ -37,7 +37,7 @@ from .convert import ConvertError, check_output, checked
 from .progress import CountingFile, progress
 from .reading import read
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
-from .sizes import identical_groups, span, storage_bytes
+from .sizes import human_bytes, identical_groups, span, storage_bytes
 
 #: ``--drop`` groups of ``.pt`` trainer checkpoints (each a role of :data:`torchfmt.tools.roles.ROLES`).
 PT_GROUPS = tuple(GROUPS)
@@ -60,13 +60,15 @@ class SlimReport:
     storages_trimmed: int = 0
     storages_merged: int = 0
     dropped: list[str] = field(default_factory=list)
-    written: bool = True  # False: nothing to save, no file written (spec/slim.md#slim-no-gain)
+    written: bool = True  # False: nothing to save, no file written (spec/slim.md#slim-no-gain), or a dry run
+    would_write: bool = True  # what ``written`` would have been without --dry-run (spec/slim.md#slim-report)
 
     def line(self) -> str:
-        if not self.written:
+        if not self.would_write:
             why = ("no storage to trim or merge and nothing to leave out" if self.bytes_after is None
-                   else f"the rewrite would be {human(self.bytes_after)}, not smaller")
-            return (f"slim {self.source} ({self.source_format}, {human(self.bytes_before)}): nothing to save "
+                   else f"the rewrite would be {human_bytes(self.bytes_after)}, not smaller")
+            size = human_bytes(self.bytes_before)
+            return (f"slim {self.source} ({self.source_format}, {size}): nothing to save "
                     f"at level {self.level} ({why}); no file written (--force writes it anyway)")
         verb = "would write" if self.dry_run else "wrote"
         saved = self.bytes_before - (self.bytes_after or 0)
@@ -76,22 +78,14 @@ class SlimReport:
             shown = ", ".join(self.dropped[:8]) + (f" and {len(self.dropped) - 8} more"
                                                   if len(self.dropped) > 8 else "")
             drop = f"; dropped {len(self.dropped)}: {shown}"
-        return (f"slim {self.source} ({self.source_format}, {human(self.bytes_before)}): {verb} "
-                f"{self.output} ({self.output_format}, {human(self.bytes_after or 0)}){share}, "
+        return (f"slim {self.source} ({self.source_format}, {human_bytes(self.bytes_before)}): {verb} "
+                f"{self.output} ({self.output_format}, {human_bytes(self.bytes_after or 0)}){share}, "
                 f"level {self.level}; "
                 f"{self.storages_trimmed} storages trimmed, {self.storages_merged} identical storages merged"
                 f"{drop}")
 
     def json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
-
-
-def human(n: int) -> str:
-    """``n`` bytes in B, KB, MB or GB (powers of 1000)."""
-    for unit, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
 
 
 # -- the object graph ----------------------------------------------------------------------------
@@ -297,11 +291,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
     ``merge`` False keeps identical storages apart; ``hints`` are the ``.t7`` reading hints."""
     if level not in LEVELS:
         raise ConvertError("slim-level", f"--level {quote(level)} is not one of {', '.join(LEVELS)}")
-    if dry_run:
-        if os.path.exists(output) and os.path.exists(source) and os.path.samefile(source, output):
-            raise ConvertError("output-is-input", "the output is the input: slim never overwrites its input")
-    else:
-        check_output(source, output, force, "slim")
+    check_output(source, output, force, "slim", dry_run=dry_run)
     doc = read(source, hints)
     if doc.format not in OUTPUT_FORMAT:
         raise ConvertError("torchscript-archive",
@@ -322,13 +312,15 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
     report.storage_bytes_after = storage_bytes(Document(out_format, [obj]))
     fmt, mode = ("t7", out_format[3:]) if out_format.startswith("t7") else (out_format, "binary")
     if not force and not (report.dropped or report.storages_merged or report.storages_trimmed):
-        report.written, report.bytes_after = False, None  # nothing to save: not even a rewrite
+        report.written = report.would_write = False  # nothing to save: not even a rewrite
+        report.bytes_after = None
         return report
     if dry_run:
         sink = _Count()
         write(obj, sink, fmt, t7_mode=mode, path=output)  # type: ignore[arg-type]
         report.bytes_after = sink.size
-        report.written = force or sink.size < report.bytes_before
+        report.would_write = force or sink.size < report.bytes_before
+        report.written = False  # a dry run writes nothing
         return report
     try:
         with progress(report.storage_bytes_after, "slim: writing") as done, \
@@ -338,7 +330,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
                 report.bytes_after = f.tell()
                 raise _NoGain  # the temporary file goes, the output is never created
     except _NoGain:
-        report.written = False
+        report.written = report.would_write = False
         return report
     report.bytes_after = os.path.getsize(output)
     return report

@@ -43,6 +43,18 @@ _CLASS_OF = {(info.kind, info.dtype.name, info.device): name
              for name, info in classes.CLASSES.items() if info.dtype is not None}
 
 
+def _lua_bytes(text: str) -> bytes:
+    """A Python string as the Lua string the .t7 reader reads back as it: UTF-8, with the bytes that are
+    no UTF-8 kept as the reader's ``surrogateescape`` held them; a lone surrogate outside that range
+    (``'\\ud800'``) is no byte string at all, refused by name."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as e:
+        bad = text[e.start]
+        raise T7Error(f"the string {quote(text)} holds the lone surrogate U+{ord(bad):04X}: no Lua string "
+                      "reads back as it") from None
+
+
 class T7Error(PicklingError):
     """A value with no ``.t7`` form."""
 
@@ -154,7 +166,7 @@ class T7Writer:
             enc.double(float(obj))
         elif isinstance(obj, (str, bytes, bytearray)):
             enc.int(STRING)
-            self._string(obj.encode("utf-8", "surrogateescape") if isinstance(obj, str) else bytes(obj))
+            self._string(_lua_bytes(obj) if isinstance(obj, str) else bytes(obj))
         elif isinstance(obj, np.ndarray):
             if id(obj) not in self.arrays:
                 self.arrays[id(obj)] = (from_numpy(obj), obj)
