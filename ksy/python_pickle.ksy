@@ -26,6 +26,12 @@ doc: |
   str arguments (SHORT_BINUNICODE, BINUNICODE, BINUNICODE8) are kept as bytes too: CPython writes a
   lone surrogate with ``surrogatepass``, which Kaitai's strict UTF-8 would refuse, so the reader decodes
   them (spec/pickle.md#pickle-protocols).
+
+  Neutral across runtimes: decimal lines are bytes checked to be ASCII by the grammar; 8-byte lengths
+  are checked against the rest of the pickle before their bytes are read.  Not expressible: UTF-8
+  validity.  PERSID's line and GLOBAL's and INST's two lines are decoded by the runtime, and runtimes
+  differ (Python's decoder refuses bytes that are not UTF-8, JavaScript's TextDecoder replaces them):
+  a reader checks them by hand (spec/pickle.md#pickle-globals).
 doc-ref: spec/pickle.md#pickle-opcodes
 seq:
   - id: ops
@@ -106,13 +112,18 @@ types:
         type: f8be
         if: code == opcode::binfloat
   decimal_line:
-    doc: A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
+    doc: |
+      A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline, read as
+      bytes checked to be ASCII (not by a runtime's decoder); its number is the reader's to convert.
     doc-ref: spec/pickle.md#pickle-opcodes
     seq:
-      - id: value
-        type: str
-        encoding: ASCII
+      - id: value_bytes
         terminator: 10
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+    instances:
+      value:
+        value: value_bytes.to_s("ASCII")
   text_line:
     doc: A newline-terminated line of UTF-8 text (PERSID's persistent id).
     doc-ref: spec/pickle.md#pickle-opcodes
@@ -173,6 +184,11 @@ types:
     seq:
       - id: len
         type: u8
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len <= _io.size - _io.pos'
+        doc: The bytes fit in the rest of the pickle, checked before they are read (JavaScript wraps counts above 2^32).
       - id: value
         size: len
   unicode_u1:
@@ -208,6 +224,11 @@ types:
     seq:
       - id: len
         type: u8
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len <= _io.size - _io.pos'
+        doc: The bytes fit in the rest of the pickle, checked before they are read (JavaScript wraps counts above 2^32).
       - id: value
         size: len
         doc: The UTF-8 bytes, undecoded (surrogatepass, spec/pickle.md#pickle-protocols).

@@ -36,6 +36,14 @@ doc: |
   nngraph nodes).  A class with its own `write`/`read` methods writes whatever it likes; no grammar
   can know it, and the index check above usually rejects the misparse (class_custom_write.t7).
 
+  Stack.  The generated parsers recurse once per nesting level (an object in a table in a table: four
+  nested structs a level), so a deep file needs a deep stack: measured with the pinned compiler, node
+  needs about 2 KiB a level (the 10,000-level case adv-t7-deep-tables parses with
+  `node --stack-size=20000` under a stack rlimit as big, not with 16000; node's default of ~984 KiB
+  holds a few hundred levels), Python about 5 frames a level (sys.setrecursionlimit, and a thread
+  stack of some MiB).  Nothing in the grammar bounds the depth: a reader limits it
+  (spec/t7.md#t7-limits).
+
   Not expressible in Kaitai: which binary encoding a file uses (the reader's detection, spec/t7.md#t7-detect);
   what a back-reference points to (the index is exposed, the lookup is the reader's); storage
   element values (kept as raw bytes, in the file's byte order; the element type follows from the
@@ -345,10 +353,21 @@ types:
             type: s4
             valid:
               min: 0
-          - id: value
-            type: str
-            encoding: ASCII
+          - id: value_fits
+            size: 0
+            valid:
+              expr: 'len <= _io.size - _io.pos'
+            doc: The text fits in the rest of the file, checked before it is read (as in every grammar here).
+          - id: value_bytes
             size: len
+            valid:
+              expr: '_.size == 0 or _.max < 128'
+            doc: |
+              The text's bytes, checked to be ASCII here rather than by a runtime's decoder (Python's
+              refuses other bytes, JavaScript's TextDecoder maps them to characters).
+        instances:
+          value:
+            value: value_bytes.to_s("ASCII")
       c_long:
         doc: A C long of the encoding's width.
         doc-ref: spec/t7.md#t7-long-size
@@ -411,6 +430,14 @@ types:
             valid:
               expr: _.value >= 0
             doc: The element count; a negative count is malformed.
+            doc-ref: spec/t7.md#t7-storage
+          - id: data_fits
+            size: 0
+            valid:
+              expr: 'num_elements.value <= (_io.size - _io.pos) / element_size'
+            doc: |
+              The elements fit in the rest of the file, checked before they are read: a runtime that
+              takes the byte count as a 32-bit integer (JavaScript's) would read a wrapped count.
             doc-ref: spec/t7.md#t7-storage
           - id: data
             size: num_elements.value * element_size

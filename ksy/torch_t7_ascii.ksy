@@ -19,6 +19,10 @@ doc: |
   as text; Kaitai has no string-to-float conversion), and the leniency of torch's reader, which
   reads tokens with fscanf and so accepts any whitespace between them; this grammar accepts exactly
   the single spaces and newlines the writer puts there.  Storage element values are kept as tokens.
+
+  Neutral across runtimes: tokens are read as bytes and checked to be ASCII by the grammar; integer
+  tokens are checked before `.to_i` (int_line); every byte count is checked against the rest of the
+  file before it is read.  The stack a deep file needs is torch_t7.ksy's (the same recursion).
 doc-ref: spec/t7.md#t7-ascii
 seq:
   - id: objects
@@ -116,24 +120,63 @@ types:
           : lua_function.last_index
           ).as<s4>
   token_line:
-    doc: One token on its own line.
+    doc: One token on its own line, checked to be ASCII (not by a runtime's decoder).
     doc-ref: spec/t7.md#t7-ascii
     seq:
-      - id: text
-        type: str
-        encoding: ASCII
+      - id: text_bytes
         terminator: 10
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+    instances:
+      text:
+        value: text_bytes.to_s("ASCII")
   int_line:
-    doc: An integer token on its own line.
+    doc: |
+      An integer token on its own line, checked before `.to_i` converts it (int_token): an optional
+      '-' and one or more ASCII digits, nothing else, so that every runtime reads the same number
+      (JavaScript's parseInt reads "6abc" as 6, Python's int() refuses it, and takes " 6" and "+6",
+      which parseInt reads differently or not).  Values beyond 2^53 are exact in Python and rounded
+      to a double in JavaScript, whose numbers are doubles: a reader in such a runtime checks them by
+      hand (spec/t7.md#t7-ascii).
     doc-ref: spec/t7.md#t7-ascii
     seq:
-      - id: text
-        type: str
-        encoding: ASCII
+      - id: token
+        type: int_token
         terminator: 10
     instances:
+      text:
+        value: token.text
       value:
         value: text.to_i
+  int_token:
+    doc: The bytes of an integer token, an optional '-' and ASCII digits, each byte checked.
+    doc-ref: spec/t7.md#t7-ascii
+    seq:
+      - id: minus
+        contents: [45]
+        if: has_minus
+      - id: digits
+        type: u1
+        repeat: eos
+        valid:
+          min: 48
+          max: 57
+      - id: has_digits
+        size: 0
+        valid:
+          expr: digits.size >= 1
+    instances:
+      first_byte:
+        pos: 0
+        type: u1
+        if: _io.size > 0
+      has_minus:
+        value: _io.size > 0 and first_byte == 45
+      text:
+        pos: 0
+        size-eos: true
+        type: str
+        encoding: ASCII
   token_array:
     doc: |
       num_items tokens on one line, separated by single spaces and ended by a newline; nothing at all
@@ -144,17 +187,18 @@ types:
         type: s8
     seq:
       - id: leading
-        type: str
-        encoding: ASCII
         terminator: 32
         repeat: expr
         repeat-expr: num_items - 1
         if: num_items > 1
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+        doc: The tokens' bytes, checked to be ASCII (not by a runtime's decoder).
       - id: last_token
-        type: str
-        encoding: ASCII
         terminator: 10
         if: num_items > 0
+        valid:
+          expr: '_.size == 0 or _.max < 128'
   lua_string:
     doc: A string, its byte count token and the raw bytes, then a newline unless it is empty.
     doc-ref: spec/t7.md#t7-string
@@ -163,6 +207,11 @@ types:
         type: int_line
         valid:
           expr: _.value >= 0
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len.value <= _io.size - _io.pos'
+        doc: The bytes fit in the rest of the file, checked before they are read (JavaScript wraps counts above 2^32).
       - id: value
         size: len.value
       - id: newline
@@ -176,13 +225,21 @@ types:
         type: int_line
         valid:
           expr: _.value >= 0
-      - id: value
-        type: str
-        encoding: ASCII
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len.value <= _io.size - _io.pos'
+      - id: value_bytes
         size: len.value
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+        doc: The text's bytes, checked to be ASCII here (not by a runtime's decoder).
       - id: newline
         contents: [10]
         if: len.value > 0
+    instances:
+      value:
+        value: value_bytes.to_s("ASCII")
   table_body:
     doc: A Lua table, the pair count and the pairs.
     doc-ref: spec/t7.md#t7-table
@@ -338,6 +395,11 @@ types:
         type: int_line
         valid:
           expr: _.value >= 0
+      - id: raw_fits
+        size: 0
+        if: is_raw
+        valid:
+          expr: 'num_elements.value <= _io.size - _io.pos'
       - id: raw
         size: num_elements.value
         if: is_raw

@@ -31,6 +31,12 @@ class PythonPickle(KaitaiStruct):
     lone surrogate with ``surrogatepass``, which Kaitai's strict UTF-8 would refuse, so the reader decodes
     them (spec/pickle.md#pickle-protocols).
     
+    Neutral across runtimes: decimal lines are bytes checked to be ASCII by the grammar; 8-byte lengths
+    are checked against the rest of the pickle before their bytes are read.  Not expressible: UTF-8
+    validity.  PERSID's line and GLOBAL's and INST's two lines are decoded by the runtime, and runtimes
+    differ (Python's decoder refuses bytes that are not UTF-8, JavaScript's TextDecoder replaces them):
+    a reader checks them by hand (spec/pickle.md#pickle-globals).
+    
     .. seealso::
        spec/pickle.md#pickle-opcodes
     """
@@ -207,6 +213,10 @@ class PythonPickle(KaitaiStruct):
 
         def _read(self):
             self.len = self._io.read_u8le()
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/bytes_u8/seq/1")
             self.value = self._io.read_bytes(self.len)
 
 
@@ -215,7 +225,8 @@ class PythonPickle(KaitaiStruct):
 
 
     class DecimalLine(KaitaiStruct):
-        """A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
+        """A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline, read as
+        bytes checked to be ASCII (not by a runtime's decoder); its number is the reader's to convert.
         
         .. seealso::
            spec/pickle.md#pickle-opcodes
@@ -227,11 +238,22 @@ class PythonPickle(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.value = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            self.value_bytes = self._io.read_bytes_term(10, False, True, True)
+            _ = self.value_bytes
+            if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/decimal_line/seq/0")
 
 
         def _fetch_instances(self):
             pass
+
+        @property
+        def value(self):
+            if hasattr(self, '_m_value'):
+                return self._m_value
+
+            self._m_value = (self.value_bytes).decode(u"ASCII")
+            return getattr(self, '_m_value', None)
 
 
     class GlobalPair(KaitaiStruct):
@@ -576,6 +598,10 @@ class PythonPickle(KaitaiStruct):
 
         def _read(self):
             self.len = self._io.read_u8le()
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/unicode_u8/seq/1")
             self.value = self._io.read_bytes(self.len)
 
 

@@ -40,6 +40,14 @@ class TorchT7(KaitaiStruct):
     nngraph nodes).  A class with its own `write`/`read` methods writes whatever it likes; no grammar
     can know it, and the index check above usually rejects the misparse (class_custom_write.t7).
     
+    Stack.  The generated parsers recurse once per nesting level (an object in a table in a table: four
+    nested structs a level), so a deep file needs a deep stack: measured with the pinned compiler, node
+    needs about 2 KiB a level (the 10,000-level case adv-t7-deep-tables parses with
+    `node --stack-size=20000` under a stack rlimit as big, not with 16000; node's default of ~984 KiB
+    holds a few hundred levels), Python about 5 frames a level (sys.setrecursionlimit, and a thread
+    stack of some MiB).  Nothing in the grammar bounds the depth: a reader limits it
+    (spec/t7.md#t7-limits).
+    
     Not expressible in Kaitai: which binary encoding a file uses (the reader's detection, spec/t7.md#t7-detect);
     what a back-reference points to (the index is exposed, the lookup is the reader's); storage
     element values (kept as raw bytes, in the file's byte order; the element type follows from the
@@ -171,17 +179,39 @@ class TorchT7(KaitaiStruct):
                 self.len = self._io.read_s4le()
                 if not self.len >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len, self._io, u"/types/stream/types/ascii_string/seq/0")
-                self.value = (self._io.read_bytes(self.len)).decode(u"ASCII")
+                self.value_fits = self._io.read_bytes(0)
+                _ = self.value_fits
+                if not self.len <= self._io.size() - self._io.pos():
+                    raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/stream/types/ascii_string/seq/1")
+                self.value_bytes = self._io.read_bytes(self.len)
+                _ = self.value_bytes
+                if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                    raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/stream/types/ascii_string/seq/2")
 
             def _read_be(self):
                 self.len = self._io.read_s4be()
                 if not self.len >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len, self._io, u"/types/stream/types/ascii_string/seq/0")
-                self.value = (self._io.read_bytes(self.len)).decode(u"ASCII")
+                self.value_fits = self._io.read_bytes(0)
+                _ = self.value_fits
+                if not self.len <= self._io.size() - self._io.pos():
+                    raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/stream/types/ascii_string/seq/1")
+                self.value_bytes = self._io.read_bytes(self.len)
+                _ = self.value_bytes
+                if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                    raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/stream/types/ascii_string/seq/2")
 
 
             def _fetch_instances(self):
                 pass
+
+            @property
+            def value(self):
+                if hasattr(self, '_m_value'):
+                    return self._m_value
+
+                self._m_value = (self.value_bytes).decode(u"ASCII")
+                return getattr(self, '_m_value', None)
 
 
         class CLong(KaitaiStruct):
@@ -497,6 +527,10 @@ class TorchT7(KaitaiStruct):
                 _ = self.num_elements
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
+                self.data_fits = self._io.read_bytes(0)
+                _ = self.data_fits
+                if not self.num_elements.value <= (self._io.size() - self._io.pos()) // self.element_size:
+                    raise kaitaistruct.ValidationExprError(self.data_fits, self._io, u"/types/stream/types/storage/seq/1")
                 self.data = self._io.read_bytes(self.num_elements.value * self.element_size)
 
             def _read_be(self):
@@ -504,6 +538,10 @@ class TorchT7(KaitaiStruct):
                 _ = self.num_elements
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
+                self.data_fits = self._io.read_bytes(0)
+                _ = self.data_fits
+                if not self.num_elements.value <= (self._io.size() - self._io.pos()) // self.element_size:
+                    raise kaitaistruct.ValidationExprError(self.data_fits, self._io, u"/types/stream/types/storage/seq/1")
                 self.data = self._io.read_bytes(self.num_elements.value * self.element_size)
 
 

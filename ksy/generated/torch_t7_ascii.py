@@ -24,6 +24,10 @@ class TorchT7Ascii(KaitaiStruct):
     reads tokens with fscanf and so accepts any whitespace between them; this grammar accepts exactly
     the single spaces and newlines the writer puts there.  Storage element values are kept as tokens.
     
+    Neutral across runtimes: tokens are read as bytes and checked to be ASCII by the grammar; integer
+    tokens are checked before `.to_i` (int_line); every byte count is checked against the rest of the
+    file before it is read.  The stack a deep file needs is torch_t7.ksy's (the same recursion).
+    
     .. seealso::
        spec/t7.md#t7-ascii
     """
@@ -77,12 +81,19 @@ class TorchT7Ascii(KaitaiStruct):
             _ = self.len
             if not _.value >= 0:
                 raise kaitaistruct.ValidationExprError(self.len, self._io, u"/types/ascii_string/seq/0")
-            self.value = (self._io.read_bytes(self.len.value)).decode(u"ASCII")
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len.value <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/ascii_string/seq/1")
+            self.value_bytes = self._io.read_bytes(self.len.value)
+            _ = self.value_bytes
+            if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/ascii_string/seq/2")
             if self.len.value > 0:
                 pass
                 self.newline = self._io.read_bytes(1)
                 if not self.newline == b"\x0A":
-                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/ascii_string/seq/2")
+                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/ascii_string/seq/3")
 
 
 
@@ -92,6 +103,14 @@ class TorchT7Ascii(KaitaiStruct):
             if self.len.value > 0:
                 pass
 
+
+        @property
+        def value(self):
+            if hasattr(self, '_m_value'):
+                return self._m_value
+
+            self._m_value = (self.value_bytes).decode(u"ASCII")
+            return getattr(self, '_m_value', None)
 
 
     class FunctionBody(KaitaiStruct):
@@ -201,7 +220,12 @@ class TorchT7Ascii(KaitaiStruct):
 
 
     class IntLine(KaitaiStruct):
-        """An integer token on its own line.
+        """An integer token on its own line, checked before `.to_i` converts it (int_token): an optional
+        '-' and one or more ASCII digits, nothing else, so that every runtime reads the same number
+        (JavaScript's parseInt reads "6abc" as 6, Python's int() refuses it, and takes " 6" and "+6",
+        which parseInt reads differently or not).  Values beyond 2^53 are exact in Python and rounded
+        to a double in JavaScript, whose numbers are doubles: a reader in such a runtime checks them by
+        hand (spec/t7.md#t7-ascii).
         
         .. seealso::
            spec/t7.md#t7-ascii
@@ -213,11 +237,22 @@ class TorchT7Ascii(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.text = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            self._raw_token = self._io.read_bytes_term(10, False, True, True)
+            _io__raw_token = KaitaiStream(BytesIO(self._raw_token))
+            self.token = TorchT7Ascii.IntToken(_io__raw_token, self, self._root)
 
 
         def _fetch_instances(self):
             pass
+            self.token._fetch_instances()
+
+        @property
+        def text(self):
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            self._m_text = self.token.text
+            return getattr(self, '_m_text', None)
 
         @property
         def value(self):
@@ -226,6 +261,92 @@ class TorchT7Ascii(KaitaiStruct):
 
             self._m_value = int(self.text)
             return getattr(self, '_m_value', None)
+
+
+    class IntToken(KaitaiStruct):
+        """The bytes of an integer token, an optional '-' and ASCII digits, each byte checked.
+        
+        .. seealso::
+           spec/t7.md#t7-ascii
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(TorchT7Ascii.IntToken, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            if self.has_minus:
+                pass
+                self.minus = self._io.read_bytes(1)
+                if not self.minus == b"\x2D":
+                    raise kaitaistruct.ValidationNotEqualError(b"\x2D", self.minus, self._io, u"/types/int_token/seq/0")
+
+            self.digits = []
+            i = 0
+            while not self._io.is_eof():
+                self.digits.append(self._io.read_u1())
+                if not self.digits[i] >= 48:
+                    raise kaitaistruct.ValidationLessThanError(48, self.digits[i], self._io, u"/types/int_token/seq/1")
+                if not self.digits[i] <= 57:
+                    raise kaitaistruct.ValidationGreaterThanError(57, self.digits[i], self._io, u"/types/int_token/seq/1")
+                i += 1
+
+            self.has_digits = self._io.read_bytes(0)
+            _ = self.has_digits
+            if not len(self.digits) >= 1:
+                raise kaitaistruct.ValidationExprError(self.has_digits, self._io, u"/types/int_token/seq/2")
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_minus:
+                pass
+
+            for i in range(len(self.digits)):
+                pass
+
+            _ = self.first_byte
+            if hasattr(self, '_m_first_byte'):
+                pass
+
+            _ = self.text
+            if hasattr(self, '_m_text'):
+                pass
+
+
+        @property
+        def first_byte(self):
+            if hasattr(self, '_m_first_byte'):
+                return self._m_first_byte
+
+            if self._io.size() > 0:
+                pass
+                _pos = self._io.pos()
+                self._io.seek(0)
+                self._m_first_byte = self._io.read_u1()
+                self._io.seek(_pos)
+
+            return getattr(self, '_m_first_byte', None)
+
+        @property
+        def has_minus(self):
+            if hasattr(self, '_m_has_minus'):
+                return self._m_has_minus
+
+            self._m_has_minus =  ((self._io.size() > 0) and (self.first_byte == 45)) 
+            return getattr(self, '_m_has_minus', None)
+
+        @property
+        def text(self):
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            _pos = self._io.pos()
+            self._io.seek(0)
+            self._m_text = (self._io.read_bytes_full()).decode(u"ASCII")
+            self._io.seek(_pos)
+            return getattr(self, '_m_text', None)
 
 
     class KeyValue(KaitaiStruct):
@@ -277,12 +398,16 @@ class TorchT7Ascii(KaitaiStruct):
             _ = self.len
             if not _.value >= 0:
                 raise kaitaistruct.ValidationExprError(self.len, self._io, u"/types/lua_string/seq/0")
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len.value <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/lua_string/seq/1")
             self.value = self._io.read_bytes(self.len.value)
             if self.len.value > 0:
                 pass
                 self.newline = self._io.read_bytes(1)
                 if not self.newline == b"\x0A":
-                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/lua_string/seq/2")
+                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/lua_string/seq/3")
 
 
 
@@ -315,13 +440,20 @@ class TorchT7Ascii(KaitaiStruct):
                 raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/storage/seq/0")
             if self.is_raw:
                 pass
+                self.raw_fits = self._io.read_bytes(0)
+                _ = self.raw_fits
+                if not self.num_elements.value <= self._io.size() - self._io.pos():
+                    raise kaitaistruct.ValidationExprError(self.raw_fits, self._io, u"/types/storage/seq/1")
+
+            if self.is_raw:
+                pass
                 self.raw = self._io.read_bytes(self.num_elements.value)
 
             if  ((self.is_raw) and (self.num_elements.value > 0)) :
                 pass
                 self.raw_newline = self._io.read_bytes(1)
                 if not self.raw_newline == b"\x0A":
-                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.raw_newline, self._io, u"/types/storage/seq/2")
+                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.raw_newline, self._io, u"/types/storage/seq/3")
 
             if (not (self.is_raw)):
                 pass
@@ -332,6 +464,9 @@ class TorchT7Ascii(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.num_elements._fetch_instances()
+            if self.is_raw:
+                pass
+
             if self.is_raw:
                 pass
 
@@ -606,12 +741,18 @@ class TorchT7Ascii(KaitaiStruct):
                 pass
                 self.leading = []
                 for i in range(self.num_items - 1):
-                    self.leading.append((self._io.read_bytes_term(32, False, True, True)).decode(u"ASCII"))
+                    self.leading.append(self._io.read_bytes_term(32, False, True, True))
+                    _ = self.leading[i]
+                    if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                        raise kaitaistruct.ValidationExprError(self.leading[i], self._io, u"/types/token_array/seq/0")
 
 
             if self.num_items > 0:
                 pass
-                self.last_token = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+                self.last_token = self._io.read_bytes_term(10, False, True, True)
+                _ = self.last_token
+                if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                    raise kaitaistruct.ValidationExprError(self.last_token, self._io, u"/types/token_array/seq/1")
 
 
 
@@ -629,7 +770,7 @@ class TorchT7Ascii(KaitaiStruct):
 
 
     class TokenLine(KaitaiStruct):
-        """One token on its own line.
+        """One token on its own line, checked to be ASCII (not by a runtime's decoder).
         
         .. seealso::
            spec/t7.md#t7-ascii
@@ -641,11 +782,22 @@ class TorchT7Ascii(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.text = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            self.text_bytes = self._io.read_bytes_term(10, False, True, True)
+            _ = self.text_bytes
+            if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                raise kaitaistruct.ValidationExprError(self.text_bytes, self._io, u"/types/token_line/seq/0")
 
 
         def _fetch_instances(self):
             pass
+
+        @property
+        def text(self):
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            self._m_text = (self.text_bytes).decode(u"ASCII")
+            return getattr(self, '_m_text', None)
 
 
     class TorchObject(KaitaiStruct):

@@ -184,7 +184,9 @@ class Builder:
         return x.value if hasattr(x, "value") else x
 
     def _tokens(self, arr: Any) -> list[str]:
-        return [*getattr(arr, "leading", []), *([arr.last_token] if hasattr(arr, "last_token") else [])]
+        """A token array's tokens (torch_t7_ascii.ksy keeps them as bytes it checked to be ASCII)."""
+        raw = [*getattr(arr, "leading", []), *([arr.last_token] if hasattr(arr, "last_token") else [])]
+        return [bytes(t).decode("ascii") for t in raw]
 
     def _ints(self, x: Any, n: int) -> list[int]:
         if self.ascii:

@@ -30,6 +30,12 @@
  * str arguments (SHORT_BINUNICODE, BINUNICODE, BINUNICODE8) are kept as bytes too: CPython writes a
  * lone surrogate with ``surrogatepass``, which Kaitai's strict UTF-8 would refuse, so the reader decodes
  * them (spec/pickle.md#pickle-protocols).
+ * 
+ * Neutral across runtimes: decimal lines are bytes checked to be ASCII by the grammar; 8-byte lengths
+ * are checked against the rest of the pickle before their bytes are read.  Not expressible: UTF-8
+ * validity.  PERSID's line and GLOBAL's and INST's two lines are decoded by the runtime, and runtimes
+ * differ (Python's decoder refuses bytes that are not UTF-8, JavaScript's TextDecoder replaces them):
+ * a reader checks them by hand (spec/pickle.md#pickle-globals).
  * @see spec/pickle.md#pickle-opcodes
  */
 
@@ -272,14 +278,24 @@ var PythonPickle = (function() {
     }
     BytesU8.prototype._read = function() {
       this.len = this._io.readU8le();
+      this.valueFits = this._io.readBytes(0);
+      var _ = this.valueFits;
+      if (!(this.len <= this._io.size - this._io.pos)) {
+        throw new KaitaiStream.ValidationExprError(this.valueFits, this._io, "/types/bytes_u8/seq/1");
+      }
       this.value = this._io.readBytes(this.len);
     }
+
+    /**
+     * The bytes fit in the rest of the pickle, checked before they are read (JavaScript wraps counts above 2^32).
+     */
 
     return BytesU8;
   })();
 
   /**
-   * A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
+   * A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline, read as
+   * bytes checked to be ASCII (not by a runtime's decoder); its number is the reader's to convert.
    * @see spec/pickle.md#pickle-opcodes
    */
 
@@ -292,8 +308,20 @@ var PythonPickle = (function() {
       this._read();
     }
     DecimalLine.prototype._read = function() {
-      this.value = KaitaiStream.bytesToStr(this._io.readBytesTerm(10, false, true, true), "ASCII");
+      this.valueBytes = this._io.readBytesTerm(10, false, true, true);
+      var _ = this.valueBytes;
+      if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+        throw new KaitaiStream.ValidationExprError(this.valueBytes, this._io, "/types/decimal_line/seq/0");
+      }
     }
+    Object.defineProperty(DecimalLine.prototype, 'value', {
+      get: function() {
+        if (this._m_value !== undefined)
+          return this._m_value;
+        this._m_value = KaitaiStream.bytesToStr(this.valueBytes, "ASCII");
+        return this._m_value;
+      }
+    });
 
     return DecimalLine;
   })();
@@ -581,8 +609,17 @@ var PythonPickle = (function() {
     }
     UnicodeU8.prototype._read = function() {
       this.len = this._io.readU8le();
+      this.valueFits = this._io.readBytes(0);
+      var _ = this.valueFits;
+      if (!(this.len <= this._io.size - this._io.pos)) {
+        throw new KaitaiStream.ValidationExprError(this.valueFits, this._io, "/types/unicode_u8/seq/1");
+      }
       this.value = this._io.readBytes(this.len);
     }
+
+    /**
+     * The bytes fit in the rest of the pickle, checked before they are read (JavaScript wraps counts above 2^32).
+     */
 
     /**
      * The UTF-8 bytes, undecoded (surrogatepass, spec/pickle.md#pickle-protocols).

@@ -73,8 +73,17 @@ var PytorchLegacy = (function() {
       if (!(this.numElements >= 0)) {
         throw new KaitaiStream.ValidationLessThanError(0, this.numElements, this._io, "/types/storage/seq/0");
       }
+      this.dataFits = this._io.readBytes(0);
+      var _ = this.dataFits;
+      if (!(this.numElements <= Math.floor((this._io.size - this._io.pos) / this.elementSize))) {
+        throw new KaitaiStream.ValidationExprError(this.dataFits, this._io, "/types/storage/seq/1");
+      }
       this.data = this._io.readBytes(this.numElements * this.elementSize);
     }
+
+    /**
+     * The elements fit in the rest of the file, checked before they are read (JavaScript wraps counts above 2^32).
+     */
 
     return Storage;
   })();

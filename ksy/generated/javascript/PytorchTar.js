@@ -108,11 +108,19 @@ var PytorchTar = (function() {
       this._read();
     }
     Header.prototype._read = function() {
-      this.name = KaitaiStream.bytesToStr(KaitaiStream.bytesTerminate(this._io.readBytes(100), 0, false), "UTF-8");
+      this.nameBytes = KaitaiStream.bytesTerminate(this._io.readBytes(100), 0, false);
+      var _ = this.nameBytes;
+      if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+        throw new KaitaiStream.ValidationExprError(this.nameBytes, this._io, "/types/header/seq/0");
+      }
       this.mode = this._io.readBytes(8);
       this.uid = this._io.readBytes(8);
       this.gid = this._io.readBytes(8);
-      this.sizeOctal = KaitaiStream.bytesToStr(KaitaiStream.bytesTerminate(this._io.readBytes(12), 0, false), "ASCII");
+      this.sizeOctal = this._io.readBytes(12);
+      var _ = this.sizeOctal;
+      if (!( ((_[0] == 0) || ( ((_[0] >= 48) && (_[0] <= 55) && (_[1] >= 48) && (_[1] <= 55) && (_[2] >= 48) && (_[2] <= 55) && (_[3] >= 48) && (_[3] <= 55) && (_[4] >= 48) && (_[4] <= 55) && (_[5] >= 48) && (_[5] <= 55) && (_[6] >= 48) && (_[6] <= 55) && (_[7] >= 48) && (_[7] <= 55) && (_[8] >= 48) && (_[8] <= 55) && (_[9] >= 48) && (_[9] <= 55) && (_[10] >= 48) && (_[10] <= 55) && ( ((_[11] == 0) || (_[11] == 32)) )) )) )) {
+        throw new KaitaiStream.ValidationExprError(this.sizeOctal, this._io, "/types/header/seq/4");
+      }
       this.mtime = this._io.readBytes(12);
       this.checksum = this._io.readBytes(8);
       this.typeFlag = this._io.readU1();
@@ -145,13 +153,37 @@ var PytorchTar = (function() {
       get: function() {
         if (this._m_lenBody !== undefined)
           return this._m_lenBody;
-        this._m_lenBody = (this.sizeOctal.length == 0 ? 0 : Number.parseInt(this.sizeOctal, 8));
+        this._m_lenBody = (this.sizeOctal[0] == 0 ? 0 : Number.parseInt(KaitaiStream.bytesToStr(this.sizeOctal, "ASCII").substring(0, 11), 8));
         return this._m_lenBody;
       }
     });
 
     /**
-     * The body size, octal digits ended by NUL (or space).
+     * The member name.
+     */
+    Object.defineProperty(Header.prototype, 'memberName', {
+      get: function() {
+        if (this._m_memberName !== undefined)
+          return this._m_memberName;
+        this._m_memberName = KaitaiStream.bytesToStr(this.nameBytes, "ASCII");
+        return this._m_memberName;
+      }
+    });
+
+    /**
+     * The member name's bytes up to the first NUL, checked to be ASCII (torch's four names are).
+     * Stricter than tarfile, which reads UTF-8 names: UTF-8 validity is not expressible in a grammar
+     * and runtimes' decoders differ (Python refuses what JavaScript's TextDecoder replaces), so a
+     * reader wanting other names checks them by hand (spec/pt-tar.md#pt-tar-members).
+     */
+
+    /**
+     * The body size as Python's tarfile (and GNU tar) write it: eleven octal digits and a NUL (or a
+     * space); all NUL in the end-of-archive block.  Checked byte by byte before `.to_i(8)` converts
+     * it, since runtimes convert other text differently (Python's int() refuses "12 4" and
+     * JavaScript's parseInt reads 10).  Stricter than tarfile, which also reads shorter, space-padded
+     * and base-256 sizes: those are not expressed here, and a reader reads them by hand
+     * (spec/pt-tar.md#pt-tar-members).
      */
 
     /**
@@ -183,7 +215,14 @@ var PytorchTar = (function() {
       var _io__raw_header = new KaitaiStream(this._raw_header);
       this.header = new Header(_io__raw_header, this, this._root);
       if (!(this.isEnd)) {
-        switch (this.header.name) {
+        this.bodyFits = this._io.readBytes(0);
+        var _ = this.bodyFits;
+        if (!(this.header.lenBody <= this._io.size - this._io.pos)) {
+          throw new KaitaiStream.ValidationExprError(this.bodyFits, this._io, "/types/member/seq/1");
+        }
+      }
+      if (!(this.isEnd)) {
+        switch (this.header.memberName) {
         case "pickle":
           this._raw_body = this._io.readBytes(this.header.lenBody);
           var _io__raw_body = new KaitaiStream(this._raw_body);
@@ -226,6 +265,11 @@ var PytorchTar = (function() {
       }
     });
 
+    /**
+     * The body fits in the rest of the file, checked before it is read (JavaScript wraps counts above 2^32).
+     * @see spec/pt-tar.md#pt-tar-members
+     */
+
     return Member;
   })();
 
@@ -249,6 +293,11 @@ var PytorchTar = (function() {
       var _ = this.numElements;
       if (!( ((_ >= 0) && ( ((_ == 0) || (this.elementSize > 0)) )) )) {
         throw new KaitaiStream.ValidationExprError(this.numElements, this._io, "/types/storage_record/seq/1");
+      }
+      this.dataFits = this._io.readBytes(0);
+      var _ = this.dataFits;
+      if (!( ((this.elementSize == 0) || (this.numElements <= Math.floor((this._io.size - this._io.pos) / this.elementSize))) )) {
+        throw new KaitaiStream.ValidationExprError(this.dataFits, this._io, "/types/storage_record/seq/2");
       }
       this.data = this._io.readBytes(this.numElements * this.elementSize);
     }
@@ -291,6 +340,10 @@ var PytorchTar = (function() {
 
     /**
      * The element count; a storage of an unknown class is rejected unless it is empty.
+     */
+
+    /**
+     * The elements fit in the rest of the member, checked before they are read (JavaScript wraps counts above 2^32).
      */
 
     return StorageRecord;

@@ -40,6 +40,14 @@
  * nngraph nodes).  A class with its own `write`/`read` methods writes whatever it likes; no grammar
  * can know it, and the index check above usually rejects the misparse (class_custom_write.t7).
  * 
+ * Stack.  The generated parsers recurse once per nesting level (an object in a table in a table: four
+ * nested structs a level), so a deep file needs a deep stack: measured with the pinned compiler, node
+ * needs about 2 KiB a level (the 10,000-level case adv-t7-deep-tables parses with
+ * `node --stack-size=20000` under a stack rlimit as big, not with 16000; node's default of ~984 KiB
+ * holds a few hundred levels), Python about 5 frames a level (sys.setrecursionlimit, and a thread
+ * stack of some MiB).  Nothing in the grammar bounds the depth: a reader limits it
+ * (spec/t7.md#t7-limits).
+ * 
  * Not expressible in Kaitai: which binary encoding a file uses (the reader's detection, spec/t7.md#t7-detect);
  * what a back-reference points to (the index is exposed, the lookup is the reader's); storage
  * element values (kept as raw bytes, in the file's byte order; the element type follows from the
@@ -160,15 +168,50 @@ var TorchT7 = (function() {
         if (!(this.len >= 0)) {
           throw new KaitaiStream.ValidationLessThanError(0, this.len, this._io, "/types/stream/types/ascii_string/seq/0");
         }
-        this.value = KaitaiStream.bytesToStr(this._io.readBytes(this.len), "ASCII");
+        this.valueFits = this._io.readBytes(0);
+        var _ = this.valueFits;
+        if (!(this.len <= this._io.size - this._io.pos)) {
+          throw new KaitaiStream.ValidationExprError(this.valueFits, this._io, "/types/stream/types/ascii_string/seq/1");
+        }
+        this.valueBytes = this._io.readBytes(this.len);
+        var _ = this.valueBytes;
+        if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+          throw new KaitaiStream.ValidationExprError(this.valueBytes, this._io, "/types/stream/types/ascii_string/seq/2");
+        }
       }
       AsciiString.prototype._readBE = function() {
         this.len = this._io.readS4be();
         if (!(this.len >= 0)) {
           throw new KaitaiStream.ValidationLessThanError(0, this.len, this._io, "/types/stream/types/ascii_string/seq/0");
         }
-        this.value = KaitaiStream.bytesToStr(this._io.readBytes(this.len), "ASCII");
+        this.valueFits = this._io.readBytes(0);
+        var _ = this.valueFits;
+        if (!(this.len <= this._io.size - this._io.pos)) {
+          throw new KaitaiStream.ValidationExprError(this.valueFits, this._io, "/types/stream/types/ascii_string/seq/1");
+        }
+        this.valueBytes = this._io.readBytes(this.len);
+        var _ = this.valueBytes;
+        if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+          throw new KaitaiStream.ValidationExprError(this.valueBytes, this._io, "/types/stream/types/ascii_string/seq/2");
+        }
       }
+      Object.defineProperty(AsciiString.prototype, 'value', {
+        get: function() {
+          if (this._m_value !== undefined)
+            return this._m_value;
+          this._m_value = KaitaiStream.bytesToStr(this.valueBytes, "ASCII");
+          return this._m_value;
+        }
+      });
+
+      /**
+       * The text fits in the rest of the file, checked before it is read (as in every grammar here).
+       */
+
+      /**
+       * The text's bytes, checked to be ASCII here rather than by a runtime's decoder (Python's
+       * refuses other bytes, JavaScript's TextDecoder maps them to characters).
+       */
 
       return AsciiString;
     })();
@@ -503,6 +546,11 @@ var TorchT7 = (function() {
         if (!(_.value >= 0)) {
           throw new KaitaiStream.ValidationExprError(this.numElements, this._io, "/types/stream/types/storage/seq/0");
         }
+        this.dataFits = this._io.readBytes(0);
+        var _ = this.dataFits;
+        if (!(this.numElements.value <= Math.floor((this._io.size - this._io.pos) / this.elementSize))) {
+          throw new KaitaiStream.ValidationExprError(this.dataFits, this._io, "/types/stream/types/storage/seq/1");
+        }
         this.data = this._io.readBytes(this.numElements.value * this.elementSize);
       }
       Storage.prototype._readBE = function() {
@@ -511,11 +559,22 @@ var TorchT7 = (function() {
         if (!(_.value >= 0)) {
           throw new KaitaiStream.ValidationExprError(this.numElements, this._io, "/types/stream/types/storage/seq/0");
         }
+        this.dataFits = this._io.readBytes(0);
+        var _ = this.dataFits;
+        if (!(this.numElements.value <= Math.floor((this._io.size - this._io.pos) / this.elementSize))) {
+          throw new KaitaiStream.ValidationExprError(this.dataFits, this._io, "/types/stream/types/storage/seq/1");
+        }
         this.data = this._io.readBytes(this.numElements.value * this.elementSize);
       }
 
       /**
        * The element count; a negative count is malformed.
+       * @see spec/t7.md#t7-storage
+       */
+
+      /**
+       * The elements fit in the rest of the file, checked before they are read: a runtime that
+       * takes the byte count as a 32-bit integer (JavaScript's) would read a wrapped count.
        * @see spec/t7.md#t7-storage
        */
 

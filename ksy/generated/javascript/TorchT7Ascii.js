@@ -23,6 +23,10 @@
  * as text; Kaitai has no string-to-float conversion), and the leniency of torch's reader, which
  * reads tokens with fscanf and so accepts any whitespace between them; this grammar accepts exactly
  * the single spaces and newlines the writer puts there.  Storage element values are kept as tokens.
+ * 
+ * Neutral across runtimes: tokens are read as bytes and checked to be ASCII by the grammar; integer
+ * tokens are checked before `.to_i` (int_line); every byte count is checked against the rest of the
+ * file before it is read.  The stack a deep file needs is torch_t7.ksy's (the same recursion).
  * @see spec/t7.md#t7-ascii
  */
 
@@ -84,14 +88,35 @@ var TorchT7Ascii = (function() {
       if (!(_.value >= 0)) {
         throw new KaitaiStream.ValidationExprError(this.len, this._io, "/types/ascii_string/seq/0");
       }
-      this.value = KaitaiStream.bytesToStr(this._io.readBytes(this.len.value), "ASCII");
+      this.valueFits = this._io.readBytes(0);
+      var _ = this.valueFits;
+      if (!(this.len.value <= this._io.size - this._io.pos)) {
+        throw new KaitaiStream.ValidationExprError(this.valueFits, this._io, "/types/ascii_string/seq/1");
+      }
+      this.valueBytes = this._io.readBytes(this.len.value);
+      var _ = this.valueBytes;
+      if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+        throw new KaitaiStream.ValidationExprError(this.valueBytes, this._io, "/types/ascii_string/seq/2");
+      }
       if (this.len.value > 0) {
         this.newline = this._io.readBytes(1);
         if (!((KaitaiStream.byteArrayCompare(this.newline, new Uint8Array([10])) == 0))) {
-          throw new KaitaiStream.ValidationNotEqualError(new Uint8Array([10]), this.newline, this._io, "/types/ascii_string/seq/2");
+          throw new KaitaiStream.ValidationNotEqualError(new Uint8Array([10]), this.newline, this._io, "/types/ascii_string/seq/3");
         }
       }
     }
+    Object.defineProperty(AsciiString.prototype, 'value', {
+      get: function() {
+        if (this._m_value !== undefined)
+          return this._m_value;
+        this._m_value = KaitaiStream.bytesToStr(this.valueBytes, "ASCII");
+        return this._m_value;
+      }
+    });
+
+    /**
+     * The text's bytes, checked to be ASCII here (not by a runtime's decoder).
+     */
 
     return AsciiString;
   })();
@@ -198,7 +223,12 @@ var TorchT7Ascii = (function() {
   })();
 
   /**
-   * An integer token on its own line.
+   * An integer token on its own line, checked before `.to_i` converts it (int_token): an optional
+   * '-' and one or more ASCII digits, nothing else, so that every runtime reads the same number
+   * (JavaScript's parseInt reads "6abc" as 6, Python's int() refuses it, and takes " 6" and "+6",
+   * which parseInt reads differently or not).  Values beyond 2^53 are exact in Python and rounded
+   * to a double in JavaScript, whose numbers are doubles: a reader in such a runtime checks them by
+   * hand (spec/t7.md#t7-ascii).
    * @see spec/t7.md#t7-ascii
    */
 
@@ -211,8 +241,18 @@ var TorchT7Ascii = (function() {
       this._read();
     }
     IntLine.prototype._read = function() {
-      this.text = KaitaiStream.bytesToStr(this._io.readBytesTerm(10, false, true, true), "ASCII");
+      this._raw_token = this._io.readBytesTerm(10, false, true, true);
+      var _io__raw_token = new KaitaiStream(this._raw_token);
+      this.token = new IntToken(_io__raw_token, this, this._root);
     }
+    Object.defineProperty(IntLine.prototype, 'text', {
+      get: function() {
+        if (this._m_text !== undefined)
+          return this._m_text;
+        this._m_text = this.token.text;
+        return this._m_text;
+      }
+    });
     Object.defineProperty(IntLine.prototype, 'value', {
       get: function() {
         if (this._m_value !== undefined)
@@ -223,6 +263,80 @@ var TorchT7Ascii = (function() {
     });
 
     return IntLine;
+  })();
+
+  /**
+   * The bytes of an integer token, an optional '-' and ASCII digits, each byte checked.
+   * @see spec/t7.md#t7-ascii
+   */
+
+  var IntToken = TorchT7Ascii.IntToken = (function() {
+    function IntToken(_io, _parent, _root) {
+      this._io = _io;
+      this._parent = _parent;
+      this._root = _root;
+
+      this._read();
+    }
+    IntToken.prototype._read = function() {
+      if (this.hasMinus) {
+        this.minus = this._io.readBytes(1);
+        if (!((KaitaiStream.byteArrayCompare(this.minus, new Uint8Array([45])) == 0))) {
+          throw new KaitaiStream.ValidationNotEqualError(new Uint8Array([45]), this.minus, this._io, "/types/int_token/seq/0");
+        }
+      }
+      this.digits = [];
+      var i = 0;
+      while (!this._io.isEof()) {
+        this.digits.push(this._io.readU1());
+        if (!(this.digits[i] >= 48)) {
+          throw new KaitaiStream.ValidationLessThanError(48, this.digits[i], this._io, "/types/int_token/seq/1");
+        }
+        if (!(this.digits[i] <= 57)) {
+          throw new KaitaiStream.ValidationGreaterThanError(57, this.digits[i], this._io, "/types/int_token/seq/1");
+        }
+        i++;
+      }
+      this.hasDigits = this._io.readBytes(0);
+      var _ = this.hasDigits;
+      if (!(this.digits.length >= 1)) {
+        throw new KaitaiStream.ValidationExprError(this.hasDigits, this._io, "/types/int_token/seq/2");
+      }
+    }
+    Object.defineProperty(IntToken.prototype, 'firstByte', {
+      get: function() {
+        if (this._m_firstByte !== undefined)
+          return this._m_firstByte;
+        if (this._io.size > 0) {
+          var _pos = this._io.pos;
+          this._io.seek(0);
+          this._m_firstByte = this._io.readU1();
+          this._io.seek(_pos);
+        }
+        return this._m_firstByte;
+      }
+    });
+    Object.defineProperty(IntToken.prototype, 'hasMinus', {
+      get: function() {
+        if (this._m_hasMinus !== undefined)
+          return this._m_hasMinus;
+        this._m_hasMinus =  ((this._io.size > 0) && (this.firstByte == 45)) ;
+        return this._m_hasMinus;
+      }
+    });
+    Object.defineProperty(IntToken.prototype, 'text', {
+      get: function() {
+        if (this._m_text !== undefined)
+          return this._m_text;
+        var _pos = this._io.pos;
+        this._io.seek(0);
+        this._m_text = KaitaiStream.bytesToStr(this._io.readBytesFull(), "ASCII");
+        this._io.seek(_pos);
+        return this._m_text;
+      }
+    });
+
+    return IntToken;
   })();
 
   /**
@@ -274,14 +388,23 @@ var TorchT7Ascii = (function() {
       if (!(_.value >= 0)) {
         throw new KaitaiStream.ValidationExprError(this.len, this._io, "/types/lua_string/seq/0");
       }
+      this.valueFits = this._io.readBytes(0);
+      var _ = this.valueFits;
+      if (!(this.len.value <= this._io.size - this._io.pos)) {
+        throw new KaitaiStream.ValidationExprError(this.valueFits, this._io, "/types/lua_string/seq/1");
+      }
       this.value = this._io.readBytes(this.len.value);
       if (this.len.value > 0) {
         this.newline = this._io.readBytes(1);
         if (!((KaitaiStream.byteArrayCompare(this.newline, new Uint8Array([10])) == 0))) {
-          throw new KaitaiStream.ValidationNotEqualError(new Uint8Array([10]), this.newline, this._io, "/types/lua_string/seq/2");
+          throw new KaitaiStream.ValidationNotEqualError(new Uint8Array([10]), this.newline, this._io, "/types/lua_string/seq/3");
         }
       }
     }
+
+    /**
+     * The bytes fit in the rest of the file, checked before they are read (JavaScript wraps counts above 2^32).
+     */
 
     return LuaString;
   })();
@@ -308,12 +431,19 @@ var TorchT7Ascii = (function() {
         throw new KaitaiStream.ValidationExprError(this.numElements, this._io, "/types/storage/seq/0");
       }
       if (this.isRaw) {
+        this.rawFits = this._io.readBytes(0);
+        var _ = this.rawFits;
+        if (!(this.numElements.value <= this._io.size - this._io.pos)) {
+          throw new KaitaiStream.ValidationExprError(this.rawFits, this._io, "/types/storage/seq/1");
+        }
+      }
+      if (this.isRaw) {
         this.raw = this._io.readBytes(this.numElements.value);
       }
       if ( ((this.isRaw) && (this.numElements.value > 0)) ) {
         this.rawNewline = this._io.readBytes(1);
         if (!((KaitaiStream.byteArrayCompare(this.rawNewline, new Uint8Array([10])) == 0))) {
-          throw new KaitaiStream.ValidationNotEqualError(new Uint8Array([10]), this.rawNewline, this._io, "/types/storage/seq/2");
+          throw new KaitaiStream.ValidationNotEqualError(new Uint8Array([10]), this.rawNewline, this._io, "/types/storage/seq/3");
         }
       }
       if (!(this.isRaw)) {
@@ -587,19 +717,31 @@ var TorchT7Ascii = (function() {
       if (this.numItems > 1) {
         this.leading = [];
         for (var i = 0; i < this.numItems - 1; i++) {
-          this.leading.push(KaitaiStream.bytesToStr(this._io.readBytesTerm(32, false, true, true), "ASCII"));
+          this.leading.push(this._io.readBytesTerm(32, false, true, true));
+          var _ = this.leading[i];
+          if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+            throw new KaitaiStream.ValidationExprError(this.leading[i], this._io, "/types/token_array/seq/0");
+          }
         }
       }
       if (this.numItems > 0) {
-        this.lastToken = KaitaiStream.bytesToStr(this._io.readBytesTerm(10, false, true, true), "ASCII");
+        this.lastToken = this._io.readBytesTerm(10, false, true, true);
+        var _ = this.lastToken;
+        if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+          throw new KaitaiStream.ValidationExprError(this.lastToken, this._io, "/types/token_array/seq/1");
+        }
       }
     }
+
+    /**
+     * The tokens' bytes, checked to be ASCII (not by a runtime's decoder).
+     */
 
     return TokenArray;
   })();
 
   /**
-   * One token on its own line.
+   * One token on its own line, checked to be ASCII (not by a runtime's decoder).
    * @see spec/t7.md#t7-ascii
    */
 
@@ -612,8 +754,20 @@ var TorchT7Ascii = (function() {
       this._read();
     }
     TokenLine.prototype._read = function() {
-      this.text = KaitaiStream.bytesToStr(this._io.readBytesTerm(10, false, true, true), "ASCII");
+      this.textBytes = this._io.readBytesTerm(10, false, true, true);
+      var _ = this.textBytes;
+      if (!( ((_.length == 0) || (KaitaiStream.arrayMax(_) < 128)) )) {
+        throw new KaitaiStream.ValidationExprError(this.textBytes, this._io, "/types/token_line/seq/0");
+      }
     }
+    Object.defineProperty(TokenLine.prototype, 'text', {
+      get: function() {
+        if (this._m_text !== undefined)
+          return this._m_text;
+        this._m_text = KaitaiStream.bytesToStr(this.textBytes, "ASCII");
+        return this._m_text;
+      }
+    });
 
     return TokenLine;
   })();
