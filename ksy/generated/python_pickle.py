@@ -294,6 +294,46 @@ class PythonPickle(KaitaiStruct):
             if not isinstance(self.code, PythonPickle.Opcode):
                 raise kaitaistruct.ValidationNotInEnumError(self.code, self._io, u"/types/op/seq/0")
             _on = self.code
+            if _on == PythonPickle.Opcode.binget:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.binint:
+                pass
+                self.int_arg = self._io.read_s4le()
+            elif _on == PythonPickle.Opcode.binint1:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.binint2:
+                pass
+                self.int_arg = self._io.read_u2le()
+            elif _on == PythonPickle.Opcode.binput:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.ext1:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.ext2:
+                pass
+                self.int_arg = self._io.read_u2le()
+            elif _on == PythonPickle.Opcode.ext4:
+                pass
+                self.int_arg = self._io.read_s4le()
+            elif _on == PythonPickle.Opcode.proto:
+                pass
+                self.int_arg = self._io.read_u1()
+            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
+                pass
+                self.u4_arg = self._io.read_u4le()
+
+            if self.code == PythonPickle.Opcode.frame:
+                pass
+                self.u8_arg = self._io.read_u8le()
+
+            if self.code == PythonPickle.Opcode.binfloat:
+                pass
+                self.float_arg = self._io.read_f8be()
+
+            _on = self.code
             if _on == PythonPickle.Opcode.binbytes:
                 pass
                 self.arg = PythonPickle.BytesU4(self._io, self, self._root)
@@ -357,50 +397,38 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.unicode:
                 pass
                 self.arg = PythonPickle.RawLine(self._io, self, self._root)
-            _on = self.code
-            if _on == PythonPickle.Opcode.binget:
-                pass
-                self.int_arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.binint:
-                pass
-                self.int_arg = self._io.read_s4le()
-            elif _on == PythonPickle.Opcode.binint1:
-                pass
-                self.int_arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.binint2:
-                pass
-                self.int_arg = self._io.read_u2le()
-            elif _on == PythonPickle.Opcode.binput:
-                pass
-                self.int_arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.ext1:
-                pass
-                self.int_arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.ext2:
-                pass
-                self.int_arg = self._io.read_u2le()
-            elif _on == PythonPickle.Opcode.ext4:
-                pass
-                self.int_arg = self._io.read_s4le()
-            elif _on == PythonPickle.Opcode.proto:
-                pass
-                self.int_arg = self._io.read_u1()
-            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
-                pass
-                self.u4_arg = self._io.read_u4le()
-
-            if self.code == PythonPickle.Opcode.frame:
-                pass
-                self.u8_arg = self._io.read_u8le()
-
-            if self.code == PythonPickle.Opcode.binfloat:
-                pass
-                self.float_arg = self._io.read_f8be()
-
 
 
         def _fetch_instances(self):
             pass
+            _on = self.code
+            if _on == PythonPickle.Opcode.binget:
+                pass
+            elif _on == PythonPickle.Opcode.binint:
+                pass
+            elif _on == PythonPickle.Opcode.binint1:
+                pass
+            elif _on == PythonPickle.Opcode.binint2:
+                pass
+            elif _on == PythonPickle.Opcode.binput:
+                pass
+            elif _on == PythonPickle.Opcode.ext1:
+                pass
+            elif _on == PythonPickle.Opcode.ext2:
+                pass
+            elif _on == PythonPickle.Opcode.ext4:
+                pass
+            elif _on == PythonPickle.Opcode.proto:
+                pass
+            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
+                pass
+
+            if self.code == PythonPickle.Opcode.frame:
+                pass
+
+            if self.code == PythonPickle.Opcode.binfloat:
+                pass
+
             _on = self.code
             if _on == PythonPickle.Opcode.binbytes:
                 pass
@@ -465,34 +493,6 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.unicode:
                 pass
                 self.arg._fetch_instances()
-            _on = self.code
-            if _on == PythonPickle.Opcode.binget:
-                pass
-            elif _on == PythonPickle.Opcode.binint:
-                pass
-            elif _on == PythonPickle.Opcode.binint1:
-                pass
-            elif _on == PythonPickle.Opcode.binint2:
-                pass
-            elif _on == PythonPickle.Opcode.binput:
-                pass
-            elif _on == PythonPickle.Opcode.ext1:
-                pass
-            elif _on == PythonPickle.Opcode.ext2:
-                pass
-            elif _on == PythonPickle.Opcode.ext4:
-                pass
-            elif _on == PythonPickle.Opcode.proto:
-                pass
-            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
-                pass
-
-            if self.code == PythonPickle.Opcode.frame:
-                pass
-
-            if self.code == PythonPickle.Opcode.binfloat:
-                pass
-
 
 
     class RawLine(KaitaiStruct):

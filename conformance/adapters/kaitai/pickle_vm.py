@@ -100,12 +100,17 @@ _LENGTH_FIELD = {"BytesU1": 1, "BytesS4": 4, "BytesU4": 4, "BytesU8": 8, "Unicod
 ARG_FIELDS = ("arg", "int_arg", "u4_arg", "u8_arg", "float_arg")
 
 
+_ARG_FIELD: dict[int, str | None] = {}  # opcode -> the field its argument is in (the opcode decides)
+
+
 def argument(op: Any) -> Any:
     """The argument of the parsed opcode ``op``, whichever field holds it (None for none)."""
-    for name in ARG_FIELDS:
-        if hasattr(op, name):
-            return getattr(op, name)
-    return None
+    fields = vars(op)
+    try:
+        name = _ARG_FIELD[op.code]
+    except KeyError:
+        name = _ARG_FIELD[op.code] = next((n for n in ARG_FIELDS if n in fields), None)
+    return None if name is None else fields[name]
 
 
 def op_size(op: Any, width: int | None) -> int:

@@ -366,6 +366,44 @@ var PythonPickle = (function() {
         throw new KaitaiStream.ValidationNotInEnumError(this.code, this._io, "/types/op/seq/0");
       }
       switch (this.code) {
+      case PythonPickle.Opcode.BINGET:
+        this.intArg = this._io.readU1();
+        break;
+      case PythonPickle.Opcode.BININT:
+        this.intArg = this._io.readS4le();
+        break;
+      case PythonPickle.Opcode.BININT1:
+        this.intArg = this._io.readU1();
+        break;
+      case PythonPickle.Opcode.BININT2:
+        this.intArg = this._io.readU2le();
+        break;
+      case PythonPickle.Opcode.BINPUT:
+        this.intArg = this._io.readU1();
+        break;
+      case PythonPickle.Opcode.EXT1:
+        this.intArg = this._io.readU1();
+        break;
+      case PythonPickle.Opcode.EXT2:
+        this.intArg = this._io.readU2le();
+        break;
+      case PythonPickle.Opcode.EXT4:
+        this.intArg = this._io.readS4le();
+        break;
+      case PythonPickle.Opcode.PROTO:
+        this.intArg = this._io.readU1();
+        break;
+      }
+      if ( ((this.code == PythonPickle.Opcode.LONG_BINGET) || (this.code == PythonPickle.Opcode.LONG_BINPUT)) ) {
+        this.u4Arg = this._io.readU4le();
+      }
+      if (this.code == PythonPickle.Opcode.FRAME) {
+        this.u8Arg = this._io.readU8le();
+      }
+      if (this.code == PythonPickle.Opcode.BINFLOAT) {
+        this.floatArg = this._io.readF8be();
+      }
+      switch (this.code) {
       case PythonPickle.Opcode.BINBYTES:
         this.arg = new BytesU4(this._io, this, this._root);
         break;
@@ -430,51 +468,7 @@ var PythonPickle = (function() {
         this.arg = new RawLine(this._io, this, this._root);
         break;
       }
-      switch (this.code) {
-      case PythonPickle.Opcode.BINGET:
-        this.intArg = this._io.readU1();
-        break;
-      case PythonPickle.Opcode.BININT:
-        this.intArg = this._io.readS4le();
-        break;
-      case PythonPickle.Opcode.BININT1:
-        this.intArg = this._io.readU1();
-        break;
-      case PythonPickle.Opcode.BININT2:
-        this.intArg = this._io.readU2le();
-        break;
-      case PythonPickle.Opcode.BINPUT:
-        this.intArg = this._io.readU1();
-        break;
-      case PythonPickle.Opcode.EXT1:
-        this.intArg = this._io.readU1();
-        break;
-      case PythonPickle.Opcode.EXT2:
-        this.intArg = this._io.readU2le();
-        break;
-      case PythonPickle.Opcode.EXT4:
-        this.intArg = this._io.readS4le();
-        break;
-      case PythonPickle.Opcode.PROTO:
-        this.intArg = this._io.readU1();
-        break;
-      }
-      if ( ((this.code == PythonPickle.Opcode.LONG_BINGET) || (this.code == PythonPickle.Opcode.LONG_BINPUT)) ) {
-        this.u4Arg = this._io.readU4le();
-      }
-      if (this.code == PythonPickle.Opcode.FRAME) {
-        this.u8Arg = this._io.readU8le();
-      }
-      if (this.code == PythonPickle.Opcode.BINFLOAT) {
-        this.floatArg = this._io.readF8be();
-      }
     }
-
-    /**
-     * The argument of the opcodes whose argument is a structure (lines, length-prefixed bytes); the
-     * number arguments are `int_arg`, `u4_arg`, `u8_arg` and `float_arg`.  One switch mixing number and user types has
-     * no common type in C++ (kaitai-struct-compiler 0.11's cpp_stl refuses it), so there are three.
-     */
 
     /**
      * The integer argument that fits a signed 32-bit integer (memo keys of BINGET/BINPUT, BININT*,
@@ -492,6 +486,12 @@ var PythonPickle = (function() {
 
     /**
      * BINFLOAT's 8-byte big-endian IEEE 754 double.
+     */
+
+    /**
+     * The argument of the opcodes whose argument is a structure (lines, length-prefixed bytes); the
+     * number arguments are `int_arg`, `u4_arg`, `u8_arg` and `float_arg`.  One switch mixing number and user types has
+     * no common type in C++ (kaitai-struct-compiler 0.11's cpp_stl refuses it), so there are three.
      */
 
     return Op;
