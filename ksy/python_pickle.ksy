@@ -26,6 +26,12 @@ doc: |
   str arguments (SHORT_BINUNICODE, BINUNICODE, BINUNICODE8) are kept as bytes too: CPython writes a
   lone surrogate with ``surrogatepass``, which Kaitai's strict UTF-8 would refuse, so the reader decodes
   them (spec/pickle.md#pickle-protocols).
+
+  Neutral across runtimes: decimal lines are bytes checked to be ASCII by the grammar; 8-byte lengths
+  are checked against the rest of the pickle before their bytes are read.  Not expressible: UTF-8
+  validity.  PERSID's line and GLOBAL's and INST's two lines are decoded by the runtime, and runtimes
+  differ (Python's decoder refuses bytes that are not UTF-8, JavaScript's TextDecoder replaces them):
+  a reader checks them by hand (spec/pickle.md#pickle-globals).
 doc-ref: spec/pickle.md#pickle-opcodes
 seq:
   - id: ops
@@ -43,8 +49,40 @@ types:
         enum: opcode
         valid:
           in-enum: true
+      - id: int_arg
+        doc: |
+          The integer argument that fits a signed 32-bit integer (memo keys of BINGET/BINPUT, BININT*,
+          EXT*, PROTO).  The wider ones are `u4_arg` and `u8_arg`: the compiler gives a switch over
+          integer types one type, int32 in C++ and Java, which would cut them.
+        type:
+          switch-on: code
+          cases:
+            opcode::binint: s4
+            opcode::binint1: u1
+            opcode::binint2: u2
+            opcode::binget: u1
+            opcode::binput: u1
+            opcode::ext1: u1
+            opcode::ext2: u2
+            opcode::ext4: s4
+            opcode::proto: u1
+      - id: u4_arg
+        doc: LONG_BINGET's and LONG_BINPUT's unsigned 4-byte memo key.
+        type: u4
+        if: code == opcode::long_binget or code == opcode::long_binput
+      - id: u8_arg
+        doc: FRAME's 8-byte length.
+        type: u8
+        if: code == opcode::frame
+      - id: float_arg
+        doc: BINFLOAT's 8-byte big-endian IEEE 754 double.
+        type: f8be
+        if: code == opcode::binfloat
       - id: arg
-        doc: The argument, whose layout the opcode fixes; absent for opcodes that take none.
+        doc: |
+          The argument of the opcodes whose argument is a structure (lines, length-prefixed bytes); the
+          number arguments are `int_arg`, `u4_arg`, `u8_arg` and `float_arg`.  One switch mixing number and user types has
+          no common type in C++ (kaitai-struct-compiler 0.11's cpp_stl refuses it), so there are three.
         type:
           switch-on: code
           cases:
@@ -57,22 +95,8 @@ types:
             opcode::string: raw_line
             opcode::unicode: raw_line
             opcode::persid: text_line
-            opcode::global_: global_pair
+            opcode::global_opcode: global_pair
             opcode::inst: global_pair
-            # fixed-width integers
-            opcode::binint: s4
-            opcode::binint1: u1
-            opcode::binint2: u2
-            opcode::binget: u1
-            opcode::long_binget: u4
-            opcode::binput: u1
-            opcode::long_binput: u4
-            opcode::ext1: u1
-            opcode::ext2: u2
-            opcode::ext4: s4
-            opcode::proto: u1
-            opcode::frame: u8
-            opcode::binfloat: f8be
             # length-prefixed integers (two's complement, little-endian)
             opcode::long1: bytes_u1
             opcode::long4: bytes_s4
@@ -88,13 +112,18 @@ types:
             opcode::binunicode: unicode_u4
             opcode::binunicode8: unicode_u8
   decimal_line:
-    doc: A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
+    doc: |
+      A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline, read as
+      bytes checked to be ASCII (not by a runtime's decoder); its number is the reader's to convert.
     doc-ref: spec/pickle.md#pickle-opcodes
     seq:
-      - id: value
-        type: str
-        encoding: ASCII
+      - id: value_bytes
         terminator: 10
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+    instances:
+      value:
+        value: value_bytes.to_s("ASCII")
   text_line:
     doc: A newline-terminated line of UTF-8 text (PERSID's persistent id).
     doc-ref: spec/pickle.md#pickle-opcodes
@@ -115,7 +144,7 @@ types:
     doc: GLOBAL's and INST's two newline-terminated lines, module then qualified name.
     doc-ref: spec/pickle.md#pickle-globals
     seq:
-      - id: module
+      - id: module_name
         type: str
         encoding: UTF-8
         terminator: 10
@@ -155,6 +184,11 @@ types:
     seq:
       - id: len
         type: u8
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len <= _io.size - _io.pos'
+        doc: The bytes fit in the rest of the pickle, checked before they are read (JavaScript wraps counts above 2^32).
       - id: value
         size: len
   unicode_u1:
@@ -190,6 +224,11 @@ types:
     seq:
       - id: len
         type: u8
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len <= _io.size - _io.pos'
+        doc: The bytes fit in the rest of the pickle, checked before they are read (JavaScript wraps counts above 2^32).
       - id: value
         size: len
         doc: The UTF-8 bytes, undecoded (surrogatepass, spec/pickle.md#pickle-protocols).
@@ -277,8 +316,8 @@ enums:
       id: build
       doc: set an object's state
     0x63:
-      id: global_
-      doc: push module.name given as two lines (spelled global_ because the compiler does not escape Python's keyword)
+      id: global_opcode
+      doc: push module.name given as two lines (spelled global_opcode since `global` is a Python keyword and the compiler escapes none)
     0x64:
       id: dict
       doc: build a dict from the items above the mark
@@ -316,8 +355,8 @@ enums:
       id: setitem
       doc: set one key in the dict below
     0x74:
-      id: tuple
-      doc: build a tuple from the items above the mark
+      id: tuple_opcode
+      doc: build a tuple from the items above the mark (spelled tuple_opcode since `tuple` is a Nim keyword)
     0x75:
       id: setitems
       doc: set the key/value pairs above the mark in the dict below

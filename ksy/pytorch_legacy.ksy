@@ -119,5 +119,10 @@ types:
         type: s8
         valid:
           min: 0
+      - id: data_fits
+        size: 0
+        valid:
+          expr: 'num_elements <= (_io.size - _io.pos) / element_size'
+        doc: The elements fit in the rest of the file, checked before they are read (JavaScript wraps counts above 2^32).
       - id: data
         size: num_elements * element_size

@@ -44,11 +44,18 @@ types:
       - id: header
         type: header
         size: 512
+      - id: body_fits
+        size: 0
+        if: not is_end
+        valid:
+          expr: 'header.len_body <= _io.size - _io.pos'
+        doc: The body fits in the rest of the file, checked before it is read (JavaScript wraps counts above 2^32).
+        doc-ref: spec/pt-tar.md#pt-tar-members
       - id: body
         size: header.len_body
         if: not is_end
         type:
-          switch-on: header.name
+          switch-on: header.member_name
           cases:
             '"sys_info"': python_pickle
             '"pickle"': python_pickle
@@ -65,10 +72,16 @@ types:
     doc: A ustar header block (POSIX.1-1988, with PAX extended headers of type 'x').
     doc-ref: spec/pt-tar.md#pt-tar-members
     seq:
-      - id: name
-        type: strz
-        encoding: UTF-8
+      - id: name_bytes
         size: 100
+        terminator: 0
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+        doc: |
+          The member name's bytes up to the first NUL, checked to be ASCII (torch's four names are).
+          Stricter than tarfile, which reads UTF-8 names: UTF-8 validity is not expressible in a grammar
+          and runtimes' decoders differ (Python refuses what JavaScript's TextDecoder replaces), so a
+          reader wanting other names checks them by hand (spec/pt-tar.md#pt-tar-members).
       - id: mode
         size: 8
       - id: uid
@@ -76,10 +89,21 @@ types:
       - id: gid
         size: 8
       - id: size_octal
-        type: strz
-        encoding: ASCII
         size: 12
-        doc: The body size, octal digits ended by NUL (or space).
+        valid:
+          expr: |
+            _[0] == 0 or (
+              _[0] >= 48 and _[0] <= 55 and _[1] >= 48 and _[1] <= 55 and _[2] >= 48 and _[2] <= 55
+              and _[3] >= 48 and _[3] <= 55 and _[4] >= 48 and _[4] <= 55 and _[5] >= 48 and _[5] <= 55
+              and _[6] >= 48 and _[6] <= 55 and _[7] >= 48 and _[7] <= 55 and _[8] >= 48 and _[8] <= 55
+              and _[9] >= 48 and _[9] <= 55 and _[10] >= 48 and _[10] <= 55 and (_[11] == 0 or _[11] == 32))
+        doc: |
+          The body size as Python's tarfile (and GNU tar) write it: eleven octal digits and a NUL (or a
+          space); all NUL in the end-of-archive block.  Checked byte by byte before `.to_i(8)` converts
+          it, since runtimes convert other text differently (Python's int() refuses "12 4" and
+          JavaScript's parseInt reads 10).  Stricter than tarfile, which also reads shorter, space-padded
+          and base-256 sizes: those are not expressed here, and a reader reads them by hand
+          (spec/pt-tar.md#pt-tar-members).
       - id: mtime
         size: 12
       - id: checksum
@@ -111,8 +135,11 @@ types:
         pos: 0
         type: u1
       len_body:
-        value: 'size_octal.length == 0 ? 0 : size_octal.to_i(8)'
+        value: 'size_octal[0] == 0 ? 0 : size_octal.to_s("ASCII").substring(0, 11).to_i(8)'
         doc: The body size in bytes.
+      member_name:
+        value: name_bytes.to_s("ASCII")
+        doc: The member name.
   count_pickle:
     doc: |
       The integer pickle torch wrote before the tensor and storage records: PROTO 2, one BININT1,
@@ -195,15 +222,20 @@ types:
         valid:
           expr: _ >= 0 and (_ == 0 or element_size > 0)
         doc: The element count; a storage of an unknown class is rejected unless it is empty.
+      - id: data_fits
+        size: 0
+        valid:
+          expr: 'element_size == 0 or num_elements <= (_io.size - _io.pos) / element_size'
+        doc: The elements fit in the rest of the member, checked before they are read (JavaScript wraps counts above 2^32).
       - id: data
         size: num_elements * element_size
     instances:
       global_index:
         value: |
-          record.ops.size > 3 and record.ops[3].code == python_pickle::opcode::global_ ? 3
-          : record.ops.size > 4 and record.ops[4].code == python_pickle::opcode::global_ ? 4
-          : record.ops.size > 5 and record.ops[5].code == python_pickle::opcode::global_ ? 5
-          : record.ops.size > 6 and record.ops[6].code == python_pickle::opcode::global_ ? 6
+          record.ops.size > 3 and record.ops[3].code == python_pickle::opcode::global_opcode ? 3
+          : record.ops.size > 4 and record.ops[4].code == python_pickle::opcode::global_opcode ? 4
+          : record.ops.size > 5 and record.ops[5].code == python_pickle::opcode::global_opcode ? 5
+          : record.ops.size > 6 and record.ops[6].code == python_pickle::opcode::global_opcode ? 6
           : -1
         doc: Which opcode of the record is the GLOBAL naming the storage class (-1 if none).
       storage_class:

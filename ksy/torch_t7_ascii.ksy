@@ -19,15 +19,19 @@ doc: |
   as text; Kaitai has no string-to-float conversion), and the leniency of torch's reader, which
   reads tokens with fscanf and so accepts any whitespace between them; this grammar accepts exactly
   the single spaces and newlines the writer puts there.  Storage element values are kept as tokens.
+
+  Neutral across runtimes: tokens are read as bytes and checked to be ASCII by the grammar; integer
+  tokens are checked before `.to_i` (int_line); every byte count is checked against the rest of the
+  file before it is read.  The stack a deep file needs is torch_t7.ksy's (the same recursion).
 doc-ref: spec/t7.md#t7-ascii
 seq:
   - id: objects
-    type: 'object(_index == 0 ? 0 : objects[_index - 1].last_index)'
+    type: 't7_object(_index == 0 ? 0 : objects[_index - 1].last_index)'
     repeat: eos
     doc: The top-level objects in file order.
     doc-ref: spec/t7.md#t7-stream
 types:
-  object:
+  t7_object:
     doc: One serialized object; `last_index` is the highest reference index after it.
     doc-ref: spec/t7.md#t7-type-codes
     params:
@@ -46,7 +50,7 @@ types:
         if: type_code == type_code::number
         doc: A double as text ("%.17g"; inf, -inf, nan or -nan spelled so).
         doc-ref: spec/t7.md#t7-number
-      - id: boolean
+      - id: lua_boolean
         type: int_line
         if: type_code == type_code::boolean
         doc-ref: spec/t7.md#t7-boolean
@@ -54,9 +58,9 @@ types:
         type: lua_string
         if: type_code == type_code::string
         doc-ref: spec/t7.md#t7-string
-      - id: function
+      - id: lua_function
         type: function_body(max_index)
-        if: type_code == type_code::function
+        if: type_code == type_code::lua_function
         doc-ref: spec/t7.md#t7-function
       - id: indexed
         type: indexed(type_code, max_index)
@@ -71,7 +75,7 @@ types:
       last_index:
         value: |
           (
-          type_code == type_code::function ? function.last_index
+          type_code == type_code::lua_function ? lua_function.last_index
           : (type_code == type_code::table or type_code == type_code::torch
              or type_code == type_code::recur_function or type_code == type_code::legacy_recur_function)
             ? indexed.last_index : max_index
@@ -98,7 +102,7 @@ types:
         type: torch_object(index)
         if: is_new and type_code == type_code::torch
         doc-ref: spec/t7.md#t7-torch-object
-      - id: function
+      - id: lua_function
         type: function_body(index)
         if: is_new and (type_code == type_code::recur_function or type_code == type_code::legacy_recur_function)
         doc-ref: spec/t7.md#t7-function
@@ -113,27 +117,66 @@ types:
           not is_new ? max_index
           : type_code == type_code::table ? table.last_index
           : type_code == type_code::torch ? torch.last_index
-          : function.last_index
+          : lua_function.last_index
           ).as<s4>
   token_line:
-    doc: One token on its own line.
+    doc: One token on its own line, checked to be ASCII (not by a runtime's decoder).
     doc-ref: spec/t7.md#t7-ascii
     seq:
-      - id: text
-        type: str
-        encoding: ASCII
+      - id: text_bytes
         terminator: 10
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+    instances:
+      text:
+        value: text_bytes.to_s("ASCII")
   int_line:
-    doc: An integer token on its own line.
+    doc: |
+      An integer token on its own line, checked before `.to_i` converts it (int_token): an optional
+      '-' and one or more ASCII digits, nothing else, so that every runtime reads the same number
+      (JavaScript's parseInt reads "6abc" as 6, Python's int() refuses it, and takes " 6" and "+6",
+      which parseInt reads differently or not).  Values beyond 2^53 are exact in Python and rounded
+      to a double in JavaScript, whose numbers are doubles: a reader in such a runtime checks them by
+      hand (spec/t7.md#t7-ascii).
     doc-ref: spec/t7.md#t7-ascii
     seq:
-      - id: text
-        type: str
-        encoding: ASCII
+      - id: token
+        type: int_token
         terminator: 10
     instances:
+      text:
+        value: token.text
       value:
         value: text.to_i
+  int_token:
+    doc: The bytes of an integer token, an optional '-' and ASCII digits, each byte checked.
+    doc-ref: spec/t7.md#t7-ascii
+    seq:
+      - id: minus
+        contents: [45]
+        if: has_minus
+      - id: digits
+        type: u1
+        repeat: eos
+        valid:
+          min: 48
+          max: 57
+      - id: has_digits
+        size: 0
+        valid:
+          expr: digits.size >= 1
+    instances:
+      first_byte:
+        pos: 0
+        type: u1
+        if: _io.size > 0
+      has_minus:
+        value: _io.size > 0 and first_byte == 45
+      text:
+        pos: 0
+        size-eos: true
+        type: str
+        encoding: ASCII
   token_array:
     doc: |
       num_items tokens on one line, separated by single spaces and ended by a newline; nothing at all
@@ -144,17 +187,18 @@ types:
         type: s8
     seq:
       - id: leading
-        type: str
-        encoding: ASCII
         terminator: 32
         repeat: expr
         repeat-expr: num_items - 1
         if: num_items > 1
-      - id: last
-        type: str
-        encoding: ASCII
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+        doc: The tokens' bytes, checked to be ASCII (not by a runtime's decoder).
+      - id: last_token
         terminator: 10
         if: num_items > 0
+        valid:
+          expr: '_.size == 0 or _.max < 128'
   lua_string:
     doc: A string, its byte count token and the raw bytes, then a newline unless it is empty.
     doc-ref: spec/t7.md#t7-string
@@ -163,6 +207,11 @@ types:
         type: int_line
         valid:
           expr: _.value >= 0
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len.value <= _io.size - _io.pos'
+        doc: The bytes fit in the rest of the file, checked before they are read (JavaScript wraps counts above 2^32).
       - id: value
         size: len.value
       - id: newline
@@ -176,13 +225,21 @@ types:
         type: int_line
         valid:
           expr: _.value >= 0
-      - id: value
-        type: str
-        encoding: ASCII
+      - id: value_fits
+        size: 0
+        valid:
+          expr: 'len.value <= _io.size - _io.pos'
+      - id: value_bytes
         size: len.value
+        valid:
+          expr: '_.size == 0 or _.max < 128'
+        doc: The text's bytes, checked to be ASCII here (not by a runtime's decoder).
       - id: newline
         contents: [10]
         if: len.value > 0
+    instances:
+      value:
+        value: value_bytes.to_s("ASCII")
   table_body:
     doc: A Lua table, the pair count and the pairs.
     doc-ref: spec/t7.md#t7-table
@@ -209,9 +266,9 @@ types:
         type: s4
     seq:
       - id: key
-        type: object(max_index)
+        type: t7_object(max_index)
       - id: value
-        type: object(key.last_index)
+        type: t7_object(key.last_index)
     instances:
       last_index:
         value: (value.last_index).as<s4>
@@ -225,7 +282,7 @@ types:
       - id: bytecode
         type: lua_string
       - id: upvalues
-        type: object(index)
+        type: t7_object(index)
     instances:
       last_index:
         value: (upvalues.last_index).as<s4>
@@ -280,7 +337,7 @@ types:
                 '"torch.CudaHalfStorage"': storage(false)
                 '"tds.Hash"': tds_hash(index)
                 '"tds.Vec"': tds_vec(index)
-                _: object(index)
+                _: t7_object(index)
     instances:
       has_version:
         value: version_or_class.value.length >= 2 and version_or_class.value.substring(0, 2) == "V "
@@ -299,7 +356,7 @@ types:
           : is_storage ? index
           : class_name == "tds.Hash" ? payload.as<tds_hash>.last_index
           : class_name == "tds.Vec" ? payload.as<tds_vec>.last_index
-          : payload.as<object>.last_index
+          : payload.as<t7_object>.last_index
           ).as<s4>
   tensor:
     doc: A tensor's dimension count, sizes, strides, 1-based storage offset and storage object.
@@ -320,7 +377,7 @@ types:
         type: int_line
         doc-ref: spec/t7.md#t7-tensor-offset
       - id: storage
-        type: object(index)
+        type: t7_object(index)
     instances:
       last_index:
         value: (storage.last_index).as<s4>
@@ -338,6 +395,11 @@ types:
         type: int_line
         valid:
           expr: _.value >= 0
+      - id: raw_fits
+        size: 0
+        if: is_raw
+        valid:
+          expr: 'num_elements.value <= _io.size - _io.pos'
       - id: raw
         size: num_elements.value
         if: is_raw
@@ -379,7 +441,7 @@ types:
           expr: _.value >= 0
         doc: The item count; a negative count is malformed (and `items.last` would have no item).
       - id: items
-        type: 'object(_index == 0 ? index : items[_index - 1].last_index)'
+        type: 't7_object(_index == 0 ? index : items[_index - 1].last_index)'
         repeat: expr
         repeat-expr: num_items.value
     instances:
@@ -387,12 +449,12 @@ types:
         value: '(num_items.value == 0 ? index : items.last.last_index).as<s4>'
 enums:
   type_code:
-    0: nil
+    0: lua_nil
     1: number
     2: string
     3: table
     4: torch
     5: boolean
-    6: function
+    6: lua_function
     7: legacy_recur_function
     8: recur_function

@@ -31,6 +31,12 @@ class PythonPickle(KaitaiStruct):
     lone surrogate with ``surrogatepass``, which Kaitai's strict UTF-8 would refuse, so the reader decodes
     them (spec/pickle.md#pickle-protocols).
     
+    Neutral across runtimes: decimal lines are bytes checked to be ASCII by the grammar; 8-byte lengths
+    are checked against the rest of the pickle before their bytes are read.  Not expressible: UTF-8
+    validity.  PERSID's line and GLOBAL's and INST's two lines are decoded by the runtime, and runtimes
+    differ (Python's decoder refuses bytes that are not UTF-8, JavaScript's TextDecoder replaces them):
+    a reader checks them by hand (spec/pickle.md#pickle-globals).
+    
     .. seealso::
        spec/pickle.md#pickle-opcodes
     """
@@ -63,7 +69,7 @@ class PythonPickle(KaitaiStruct):
         empty_list = 93
         append = 97
         build = 98
-        global_ = 99
+        global_opcode = 99
         dict = 100
         appends = 101
         get = 103
@@ -76,7 +82,7 @@ class PythonPickle(KaitaiStruct):
         binput = 113
         long_binput = 114
         setitem = 115
-        tuple = 116
+        tuple_opcode = 116
         setitems = 117
         empty_dict = 125
         proto = 128
@@ -207,6 +213,10 @@ class PythonPickle(KaitaiStruct):
 
         def _read(self):
             self.len = self._io.read_u8le()
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/bytes_u8/seq/1")
             self.value = self._io.read_bytes(self.len)
 
 
@@ -215,7 +225,8 @@ class PythonPickle(KaitaiStruct):
 
 
     class DecimalLine(KaitaiStruct):
-        """A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
+        """A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline, read as
+        bytes checked to be ASCII (not by a runtime's decoder); its number is the reader's to convert.
         
         .. seealso::
            spec/pickle.md#pickle-opcodes
@@ -227,11 +238,22 @@ class PythonPickle(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.value = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            self.value_bytes = self._io.read_bytes_term(10, False, True, True)
+            _ = self.value_bytes
+            if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/decimal_line/seq/0")
 
 
         def _fetch_instances(self):
             pass
+
+        @property
+        def value(self):
+            if hasattr(self, '_m_value'):
+                return self._m_value
+
+            self._m_value = (self.value_bytes).decode(u"ASCII")
+            return getattr(self, '_m_value', None)
 
 
     class GlobalPair(KaitaiStruct):
@@ -247,7 +269,7 @@ class PythonPickle(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.module = (self._io.read_bytes_term(10, False, True, True)).decode(u"UTF-8")
+            self.module_name = (self._io.read_bytes_term(10, False, True, True)).decode(u"UTF-8")
             self.name = (self._io.read_bytes_term(10, False, True, True)).decode(u"UTF-8")
 
 
@@ -272,30 +294,52 @@ class PythonPickle(KaitaiStruct):
             if not isinstance(self.code, PythonPickle.Opcode):
                 raise kaitaistruct.ValidationNotInEnumError(self.code, self._io, u"/types/op/seq/0")
             _on = self.code
+            if _on == PythonPickle.Opcode.binget:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.binint:
+                pass
+                self.int_arg = self._io.read_s4le()
+            elif _on == PythonPickle.Opcode.binint1:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.binint2:
+                pass
+                self.int_arg = self._io.read_u2le()
+            elif _on == PythonPickle.Opcode.binput:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.ext1:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.ext2:
+                pass
+                self.int_arg = self._io.read_u2le()
+            elif _on == PythonPickle.Opcode.ext4:
+                pass
+                self.int_arg = self._io.read_s4le()
+            elif _on == PythonPickle.Opcode.proto:
+                pass
+                self.int_arg = self._io.read_u1()
+            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
+                pass
+                self.u4_arg = self._io.read_u4le()
+
+            if self.code == PythonPickle.Opcode.frame:
+                pass
+                self.u8_arg = self._io.read_u8le()
+
+            if self.code == PythonPickle.Opcode.binfloat:
+                pass
+                self.float_arg = self._io.read_f8be()
+
+            _on = self.code
             if _on == PythonPickle.Opcode.binbytes:
                 pass
                 self.arg = PythonPickle.BytesU4(self._io, self, self._root)
             elif _on == PythonPickle.Opcode.binbytes8:
                 pass
                 self.arg = PythonPickle.BytesU8(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.binfloat:
-                pass
-                self.arg = self._io.read_f8be()
-            elif _on == PythonPickle.Opcode.binget:
-                pass
-                self.arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.binint:
-                pass
-                self.arg = self._io.read_s4le()
-            elif _on == PythonPickle.Opcode.binint1:
-                pass
-                self.arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.binint2:
-                pass
-                self.arg = self._io.read_u2le()
-            elif _on == PythonPickle.Opcode.binput:
-                pass
-                self.arg = self._io.read_u1()
             elif _on == PythonPickle.Opcode.binstring:
                 pass
                 self.arg = PythonPickle.BytesS4(self._io, self, self._root)
@@ -308,25 +352,13 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.bytearray8:
                 pass
                 self.arg = PythonPickle.BytesU8(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.ext1:
-                pass
-                self.arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.ext2:
-                pass
-                self.arg = self._io.read_u2le()
-            elif _on == PythonPickle.Opcode.ext4:
-                pass
-                self.arg = self._io.read_s4le()
             elif _on == PythonPickle.Opcode.float:
                 pass
                 self.arg = PythonPickle.DecimalLine(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.frame:
-                pass
-                self.arg = self._io.read_u8le()
             elif _on == PythonPickle.Opcode.get:
                 pass
                 self.arg = PythonPickle.DecimalLine(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.global_:
+            elif _on == PythonPickle.Opcode.global_opcode:
                 pass
                 self.arg = PythonPickle.GlobalPair(self._io, self, self._root)
             elif _on == PythonPickle.Opcode.inst:
@@ -344,18 +376,9 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.long4:
                 pass
                 self.arg = PythonPickle.BytesS4(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.long_binget:
-                pass
-                self.arg = self._io.read_u4le()
-            elif _on == PythonPickle.Opcode.long_binput:
-                pass
-                self.arg = self._io.read_u4le()
             elif _on == PythonPickle.Opcode.persid:
                 pass
                 self.arg = PythonPickle.TextLine(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.proto:
-                pass
-                self.arg = self._io.read_u1()
             elif _on == PythonPickle.Opcode.put:
                 pass
                 self.arg = PythonPickle.DecimalLine(self._io, self, self._root)
@@ -379,15 +402,7 @@ class PythonPickle(KaitaiStruct):
         def _fetch_instances(self):
             pass
             _on = self.code
-            if _on == PythonPickle.Opcode.binbytes:
-                pass
-                self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.binbytes8:
-                pass
-                self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.binfloat:
-                pass
-            elif _on == PythonPickle.Opcode.binget:
+            if _on == PythonPickle.Opcode.binget:
                 pass
             elif _on == PythonPickle.Opcode.binint:
                 pass
@@ -397,6 +412,30 @@ class PythonPickle(KaitaiStruct):
                 pass
             elif _on == PythonPickle.Opcode.binput:
                 pass
+            elif _on == PythonPickle.Opcode.ext1:
+                pass
+            elif _on == PythonPickle.Opcode.ext2:
+                pass
+            elif _on == PythonPickle.Opcode.ext4:
+                pass
+            elif _on == PythonPickle.Opcode.proto:
+                pass
+            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
+                pass
+
+            if self.code == PythonPickle.Opcode.frame:
+                pass
+
+            if self.code == PythonPickle.Opcode.binfloat:
+                pass
+
+            _on = self.code
+            if _on == PythonPickle.Opcode.binbytes:
+                pass
+                self.arg._fetch_instances()
+            elif _on == PythonPickle.Opcode.binbytes8:
+                pass
+                self.arg._fetch_instances()
             elif _on == PythonPickle.Opcode.binstring:
                 pass
                 self.arg._fetch_instances()
@@ -409,21 +448,13 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.bytearray8:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.ext1:
-                pass
-            elif _on == PythonPickle.Opcode.ext2:
-                pass
-            elif _on == PythonPickle.Opcode.ext4:
-                pass
             elif _on == PythonPickle.Opcode.float:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.frame:
-                pass
             elif _on == PythonPickle.Opcode.get:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.global_:
+            elif _on == PythonPickle.Opcode.global_opcode:
                 pass
                 self.arg._fetch_instances()
             elif _on == PythonPickle.Opcode.inst:
@@ -441,15 +472,9 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.long4:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.long_binget:
-                pass
-            elif _on == PythonPickle.Opcode.long_binput:
-                pass
             elif _on == PythonPickle.Opcode.persid:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.proto:
-                pass
             elif _on == PythonPickle.Opcode.put:
                 pass
                 self.arg._fetch_instances()
@@ -573,6 +598,10 @@ class PythonPickle(KaitaiStruct):
 
         def _read(self):
             self.len = self._io.read_u8le()
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/unicode_u8/seq/1")
             self.value = self._io.read_bytes(self.len)
 
 

@@ -78,6 +78,10 @@ class PytorchLegacy(KaitaiStruct):
             self.num_elements = self._io.read_s8le()
             if not self.num_elements >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.num_elements, self._io, u"/types/storage/seq/0")
+            self.data_fits = self._io.read_bytes(0)
+            _ = self.data_fits
+            if not self.num_elements <= (self._io.size() - self._io.pos()) // self.element_size:
+                raise kaitaistruct.ValidationExprError(self.data_fits, self._io, u"/types/storage/seq/1")
             self.data = self._io.read_bytes(self.num_elements * self.element_size)
 
 

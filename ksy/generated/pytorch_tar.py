@@ -117,11 +117,17 @@ class PytorchTar(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.name = (KaitaiStream.bytes_terminate(self._io.read_bytes(100), 0, False)).decode(u"UTF-8")
+            self.name_bytes = KaitaiStream.bytes_terminate(self._io.read_bytes(100), 0, False)
+            _ = self.name_bytes
+            if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                raise kaitaistruct.ValidationExprError(self.name_bytes, self._io, u"/types/header/seq/0")
             self.mode = self._io.read_bytes(8)
             self.uid = self._io.read_bytes(8)
             self.gid = self._io.read_bytes(8)
-            self.size_octal = (KaitaiStream.bytes_terminate(self._io.read_bytes(12), 0, False)).decode(u"ASCII")
+            self.size_octal = self._io.read_bytes(12)
+            _ = self.size_octal
+            if not  ((KaitaiStream.byte_array_index(_, 0) == 0) or ( ((KaitaiStream.byte_array_index(_, 0) >= 48) and (KaitaiStream.byte_array_index(_, 0) <= 55) and (KaitaiStream.byte_array_index(_, 1) >= 48) and (KaitaiStream.byte_array_index(_, 1) <= 55) and (KaitaiStream.byte_array_index(_, 2) >= 48) and (KaitaiStream.byte_array_index(_, 2) <= 55) and (KaitaiStream.byte_array_index(_, 3) >= 48) and (KaitaiStream.byte_array_index(_, 3) <= 55) and (KaitaiStream.byte_array_index(_, 4) >= 48) and (KaitaiStream.byte_array_index(_, 4) <= 55) and (KaitaiStream.byte_array_index(_, 5) >= 48) and (KaitaiStream.byte_array_index(_, 5) <= 55) and (KaitaiStream.byte_array_index(_, 6) >= 48) and (KaitaiStream.byte_array_index(_, 6) <= 55) and (KaitaiStream.byte_array_index(_, 7) >= 48) and (KaitaiStream.byte_array_index(_, 7) <= 55) and (KaitaiStream.byte_array_index(_, 8) >= 48) and (KaitaiStream.byte_array_index(_, 8) <= 55) and (KaitaiStream.byte_array_index(_, 9) >= 48) and (KaitaiStream.byte_array_index(_, 9) <= 55) and (KaitaiStream.byte_array_index(_, 10) >= 48) and (KaitaiStream.byte_array_index(_, 10) <= 55) and ( ((KaitaiStream.byte_array_index(_, 11) == 0) or (KaitaiStream.byte_array_index(_, 11) == 32)) )) )) :
+                raise kaitaistruct.ValidationExprError(self.size_octal, self._io, u"/types/header/seq/4")
             self.mtime = self._io.read_bytes(12)
             self.checksum = self._io.read_bytes(8)
             self.type_flag = self._io.read_u1()
@@ -160,8 +166,17 @@ class PytorchTar(KaitaiStruct):
             if hasattr(self, '_m_len_body'):
                 return self._m_len_body
 
-            self._m_len_body = (0 if len(self.size_octal) == 0 else int(self.size_octal, 8))
+            self._m_len_body = (0 if KaitaiStream.byte_array_index(self.size_octal, 0) == 0 else int((self.size_octal).decode(u"ASCII")[0:11], 8))
             return getattr(self, '_m_len_body', None)
+
+        @property
+        def member_name(self):
+            """The member name."""
+            if hasattr(self, '_m_member_name'):
+                return self._m_member_name
+
+            self._m_member_name = (self.name_bytes).decode(u"ASCII")
+            return getattr(self, '_m_member_name', None)
 
 
     class Member(KaitaiStruct):
@@ -182,7 +197,14 @@ class PytorchTar(KaitaiStruct):
             self.header = PytorchTar.Header(_io__raw_header, self, self._root)
             if (not (self.is_end)):
                 pass
-                _on = self.header.name
+                self.body_fits = self._io.read_bytes(0)
+                _ = self.body_fits
+                if not self.header.len_body <= self._io.size() - self._io.pos():
+                    raise kaitaistruct.ValidationExprError(self.body_fits, self._io, u"/types/member/seq/1")
+
+            if (not (self.is_end)):
+                pass
+                _on = self.header.member_name
                 if _on == u"pickle":
                     pass
                     self._raw_body = self._io.read_bytes(self.header.len_body)
@@ -218,7 +240,10 @@ class PytorchTar(KaitaiStruct):
             self.header._fetch_instances()
             if (not (self.is_end)):
                 pass
-                _on = self.header.name
+
+            if (not (self.is_end)):
+                pass
+                _on = self.header.member_name
                 if _on == u"pickle":
                     pass
                     self.body._fetch_instances()
@@ -267,6 +292,10 @@ class PytorchTar(KaitaiStruct):
             _ = self.num_elements
             if not  ((_ >= 0) and ( ((_ == 0) or (self.element_size > 0)) )) :
                 raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/storage_record/seq/1")
+            self.data_fits = self._io.read_bytes(0)
+            _ = self.data_fits
+            if not  ((self.element_size == 0) or (self.num_elements <= (self._io.size() - self._io.pos()) // self.element_size)) :
+                raise kaitaistruct.ValidationExprError(self.data_fits, self._io, u"/types/storage_record/seq/2")
             self.data = self._io.read_bytes(self.num_elements * self.element_size)
 
 
@@ -290,7 +319,7 @@ class PytorchTar(KaitaiStruct):
             if hasattr(self, '_m_global_index'):
                 return self._m_global_index
 
-            self._m_global_index = (3 if  ((len(self.record.ops) > 3) and (self.record.ops[3].code == python_pickle.PythonPickle.Opcode.global_))  else (4 if  ((len(self.record.ops) > 4) and (self.record.ops[4].code == python_pickle.PythonPickle.Opcode.global_))  else (5 if  ((len(self.record.ops) > 5) and (self.record.ops[5].code == python_pickle.PythonPickle.Opcode.global_))  else (6 if  ((len(self.record.ops) > 6) and (self.record.ops[6].code == python_pickle.PythonPickle.Opcode.global_))  else -1))))
+            self._m_global_index = (3 if  ((len(self.record.ops) > 3) and (self.record.ops[3].code == python_pickle.PythonPickle.Opcode.global_opcode))  else (4 if  ((len(self.record.ops) > 4) and (self.record.ops[4].code == python_pickle.PythonPickle.Opcode.global_opcode))  else (5 if  ((len(self.record.ops) > 5) and (self.record.ops[5].code == python_pickle.PythonPickle.Opcode.global_opcode))  else (6 if  ((len(self.record.ops) > 6) and (self.record.ops[6].code == python_pickle.PythonPickle.Opcode.global_opcode))  else -1))))
             return getattr(self, '_m_global_index', None)
 
         @property

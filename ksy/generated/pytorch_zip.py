@@ -35,6 +35,11 @@ class PytorchZip(KaitaiStruct):
     sizes are zero and the central directory's are the true ones; zero DOS time and date; a local extra
     field "FB" of "Z" bytes that pads each body to a 64-byte boundary (pt-zip-alignment); zip64 extra
     fields in the central directory only for values that overflow 32 bits.
+    Neutral across runtimes, except: record names are decoded as UTF-8 by the runtime (Python refuses
+    bytes that are not UTF-8, JavaScript replaces them), so a reader checks their UTF-8 by hand
+    (spec/pt-zip.md#pt-zip-records); sizes taken from the records are not checked against the file here
+    (lazy instances read them only when asked), so a reader in a runtime whose byte counts are 32-bit
+    checks them before it reads a body.
     Not expressed: the record name's folder being the same for all records, names being unique, records
     not overlapping, the CRC — those are a reader's checks (spec/pt-zip.md#pt-zip-consistency).
     
@@ -168,7 +173,9 @@ class PytorchZip(KaitaiStruct):
 
         @property
         def is_stored(self):
-            """An uncompressed record, as every record of a torch.save checkpoint is.
+            """An uncompressed record, as every record of a torch.save checkpoint is.  The sizes are compared
+            by their difference: `==` between two computed 64-bit values compares boxed Longs by reference
+            in the generated Java (false above 127).
             
             .. seealso::
                spec/pt-zip.md#pt-zip-container
@@ -176,7 +183,7 @@ class PytorchZip(KaitaiStruct):
             if hasattr(self, '_m_is_stored'):
                 return self._m_is_stored
 
-            self._m_is_stored =  ((self.compression_method == PytorchZip.Compression.stored) and (self.len_body == self.len_uncompressed)) 
+            self._m_is_stored =  ((self.compression_method == PytorchZip.Compression.stored) and (self.len_body - self.len_uncompressed == 0)) 
             return getattr(self, '_m_is_stored', None)
 
         @property

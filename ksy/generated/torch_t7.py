@@ -40,6 +40,14 @@ class TorchT7(KaitaiStruct):
     nngraph nodes).  A class with its own `write`/`read` methods writes whatever it likes; no grammar
     can know it, and the index check above usually rejects the misparse (class_custom_write.t7).
     
+    Stack.  The generated parsers recurse once per nesting level (an object in a table in a table: four
+    nested structs a level), so a deep file needs a deep stack: measured with the pinned compiler, node
+    needs about 2 KiB a level (the 10,000-level case adv-t7-deep-tables parses with
+    `node --stack-size=20000` under a stack rlimit as big, not with 16000; node's default of ~984 KiB
+    holds a few hundred levels), Python about 5 frames a level (sys.setrecursionlimit, and a thread
+    stack of some MiB).  Nothing in the grammar bounds the depth: a reader limits it
+    (spec/t7.md#t7-limits).
+    
     Not expressible in Kaitai: which binary encoding a file uses (the reader's detection, spec/t7.md#t7-detect);
     what a back-reference points to (the index is exposed, the lookup is the reader's); storage
     element values (kept as raw bytes, in the file's byte order; the element type follows from the
@@ -50,13 +58,13 @@ class TorchT7(KaitaiStruct):
     """
 
     class TypeCode(IntEnum):
-        nil = 0
+        lua_nil = 0
         number = 1
         string = 2
         table = 3
         torch = 4
         boolean = 5
-        function = 6
+        lua_function = 6
         legacy_recur_function = 7
         recur_function = 8
     def __init__(self, _io, _parent=None, _root=None):
@@ -126,7 +134,7 @@ class TorchT7(KaitaiStruct):
             self.objects = []
             i = 0
             while not self._io.is_eof():
-                self.objects.append(TorchT7.Stream.Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
+                self.objects.append(TorchT7.Stream.T7Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
                 i += 1
 
 
@@ -134,7 +142,7 @@ class TorchT7(KaitaiStruct):
             self.objects = []
             i = 0
             while not self._io.is_eof():
-                self.objects.append(TorchT7.Stream.Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
+                self.objects.append(TorchT7.Stream.T7Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
                 i += 1
 
 
@@ -171,17 +179,89 @@ class TorchT7(KaitaiStruct):
                 self.len = self._io.read_s4le()
                 if not self.len >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len, self._io, u"/types/stream/types/ascii_string/seq/0")
-                self.value = (self._io.read_bytes(self.len)).decode(u"ASCII")
+                self.value_fits = self._io.read_bytes(0)
+                _ = self.value_fits
+                if not self.len <= self._io.size() - self._io.pos():
+                    raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/stream/types/ascii_string/seq/1")
+                self.value_bytes = self._io.read_bytes(self.len)
+                _ = self.value_bytes
+                if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                    raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/stream/types/ascii_string/seq/2")
 
             def _read_be(self):
                 self.len = self._io.read_s4be()
                 if not self.len >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len, self._io, u"/types/stream/types/ascii_string/seq/0")
-                self.value = (self._io.read_bytes(self.len)).decode(u"ASCII")
+                self.value_fits = self._io.read_bytes(0)
+                _ = self.value_fits
+                if not self.len <= self._io.size() - self._io.pos():
+                    raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/stream/types/ascii_string/seq/1")
+                self.value_bytes = self._io.read_bytes(self.len)
+                _ = self.value_bytes
+                if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                    raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/stream/types/ascii_string/seq/2")
 
 
             def _fetch_instances(self):
                 pass
+
+            @property
+            def value(self):
+                if hasattr(self, '_m_value'):
+                    return self._m_value
+
+                self._m_value = (self.value_bytes).decode(u"ASCII")
+                return getattr(self, '_m_value', None)
+
+
+        class CLong(KaitaiStruct):
+            """A C long of the encoding's width.
+            
+            .. seealso::
+               spec/t7.md#t7-long-size
+            """
+            def __init__(self, long_size, _io, _parent=None, _root=None, _is_le=None):
+                super(TorchT7.Stream.CLong, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.long_size = long_size
+                self._read()
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/c_long")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                _on = self.long_size
+                if _on == 4:
+                    pass
+                    self.value = self._io.read_s4le()
+                elif _on == 8:
+                    pass
+                    self.value = self._io.read_s8le()
+
+            def _read_be(self):
+                _on = self.long_size
+                if _on == 4:
+                    pass
+                    self.value = self._io.read_s4be()
+                elif _on == 8:
+                    pass
+                    self.value = self._io.read_s8be()
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self.long_size
+                if _on == 4:
+                    pass
+                elif _on == 8:
+                    pass
 
 
         class FunctionBody(KaitaiStruct):
@@ -214,14 +294,14 @@ class TorchT7(KaitaiStruct):
                 if not self.len_bytecode >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len_bytecode, self._io, u"/types/stream/types/function_body/seq/0")
                 self.bytecode = self._io.read_bytes(self.len_bytecode)
-                self.upvalues = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.upvalues = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
                 self.len_bytecode = self._io.read_s4be()
                 if not self.len_bytecode >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len_bytecode, self._io, u"/types/stream/types/function_body/seq/0")
                 self.bytecode = self._io.read_bytes(self.len_bytecode)
-                self.upvalues = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.upvalues = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):
@@ -278,7 +358,7 @@ class TorchT7(KaitaiStruct):
 
                 if  ((self.is_new) and ( ((self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) )) :
                     pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _read_be(self):
@@ -297,7 +377,7 @@ class TorchT7(KaitaiStruct):
 
                 if  ((self.is_new) and ( ((self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) )) :
                     pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
 
@@ -313,7 +393,7 @@ class TorchT7(KaitaiStruct):
 
                 if  ((self.is_new) and ( ((self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) )) :
                     pass
-                    self.function._fetch_instances()
+                    self.lua_function._fetch_instances()
 
 
             @property
@@ -330,7 +410,7 @@ class TorchT7(KaitaiStruct):
                 if hasattr(self, '_m_last_index'):
                     return self._m_last_index
 
-                self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7.TypeCode.torch else self.function.last_index)))
+                self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7.TypeCode.torch else self.lua_function.last_index)))
                 return getattr(self, '_m_last_index', None)
 
 
@@ -358,12 +438,12 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.key = TorchT7.Stream.Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-                self.value = TorchT7.Stream.Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
+                self.key = TorchT7.Stream.T7Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+                self.value = TorchT7.Stream.T7Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
-                self.key = TorchT7.Stream.Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-                self.value = TorchT7.Stream.Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
+                self.key = TorchT7.Stream.T7Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+                self.value = TorchT7.Stream.T7Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):
@@ -378,56 +458,6 @@ class TorchT7(KaitaiStruct):
 
                 self._m_last_index = self.value.last_index
                 return getattr(self, '_m_last_index', None)
-
-
-        class Long(KaitaiStruct):
-            """A C long of the encoding's width.
-            
-            .. seealso::
-               spec/t7.md#t7-long-size
-            """
-            def __init__(self, long_size, _io, _parent=None, _root=None, _is_le=None):
-                super(TorchT7.Stream.Long, self).__init__(_io)
-                self._parent = _parent
-                self._root = _root
-                self._is_le = _is_le
-                self.long_size = long_size
-                self._read()
-
-            def _read(self):
-                if not hasattr(self, '_is_le'):
-                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/long")
-                elif self._is_le == True:
-                    self._read_le()
-                elif self._is_le == False:
-                    self._read_be()
-
-            def _read_le(self):
-                _on = self.long_size
-                if _on == 4:
-                    pass
-                    self.value = self._io.read_s4le()
-                elif _on == 8:
-                    pass
-                    self.value = self._io.read_s8le()
-
-            def _read_be(self):
-                _on = self.long_size
-                if _on == 4:
-                    pass
-                    self.value = self._io.read_s4be()
-                elif _on == 8:
-                    pass
-                    self.value = self._io.read_s8be()
-
-
-            def _fetch_instances(self):
-                pass
-                _on = self.long_size
-                if _on == 4:
-                    pass
-                elif _on == 8:
-                    pass
 
 
         class LuaString(KaitaiStruct):
@@ -468,111 +498,6 @@ class TorchT7(KaitaiStruct):
                 pass
 
 
-        class Object(KaitaiStruct):
-            """One serialized object, File:writeObject's unit; `last_index` is the highest reference index after it.
-            
-            .. seealso::
-               spec/t7.md#t7-type-codes
-            """
-            def __init__(self, long_size, max_index, _io, _parent=None, _root=None, _is_le=None):
-                super(TorchT7.Stream.Object, self).__init__(_io)
-                self._parent = _parent
-                self._root = _root
-                self._is_le = _is_le
-                self.long_size = long_size
-                self.max_index = max_index
-                self._read()
-
-            def _read(self):
-                if not hasattr(self, '_is_le'):
-                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/object")
-                elif self._is_le == True:
-                    self._read_le()
-                elif self._is_le == False:
-                    self._read_be()
-
-            def _read_le(self):
-                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4le())
-                if not isinstance(self.type_code, TorchT7.TypeCode):
-                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/object/seq/0")
-                if self.type_code == TorchT7.TypeCode.number:
-                    pass
-                    self.number = self._io.read_f8le()
-
-                if self.type_code == TorchT7.TypeCode.boolean:
-                    pass
-                    self.boolean = self._io.read_s4le()
-
-                if self.type_code == TorchT7.TypeCode.string:
-                    pass
-                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
-
-                if self.type_code == TorchT7.TypeCode.function:
-                    pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
-                    pass
-                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-
-            def _read_be(self):
-                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4be())
-                if not isinstance(self.type_code, TorchT7.TypeCode):
-                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/object/seq/0")
-                if self.type_code == TorchT7.TypeCode.number:
-                    pass
-                    self.number = self._io.read_f8be()
-
-                if self.type_code == TorchT7.TypeCode.boolean:
-                    pass
-                    self.boolean = self._io.read_s4be()
-
-                if self.type_code == TorchT7.TypeCode.string:
-                    pass
-                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
-
-                if self.type_code == TorchT7.TypeCode.function:
-                    pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
-                    pass
-                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-
-
-            def _fetch_instances(self):
-                pass
-                if self.type_code == TorchT7.TypeCode.number:
-                    pass
-
-                if self.type_code == TorchT7.TypeCode.boolean:
-                    pass
-
-                if self.type_code == TorchT7.TypeCode.string:
-                    pass
-                    self.string._fetch_instances()
-
-                if self.type_code == TorchT7.TypeCode.function:
-                    pass
-                    self.function._fetch_instances()
-
-                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
-                    pass
-                    self.indexed._fetch_instances()
-
-
-            @property
-            def last_index(self):
-                """The highest reference index used once this object has been read."""
-                if hasattr(self, '_m_last_index'):
-                    return self._m_last_index
-
-                self._m_last_index = (self.function.last_index if self.type_code == TorchT7.TypeCode.function else (self.indexed.last_index if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function))  else self.max_index))
-                return getattr(self, '_m_last_index', None)
-
-
         class Storage(KaitaiStruct):
             """torch.*Storage's payload (Storage.c write): the element count as a long and the raw elements,
             in the encoding's byte order.  LongStorage elements are as wide as the encoding's long.
@@ -598,23 +523,136 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.num_elements = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_elements = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_elements
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
+                self.data_fits = self._io.read_bytes(0)
+                _ = self.data_fits
+                if not self.num_elements.value <= (self._io.size() - self._io.pos()) // self.element_size:
+                    raise kaitaistruct.ValidationExprError(self.data_fits, self._io, u"/types/stream/types/storage/seq/1")
                 self.data = self._io.read_bytes(self.num_elements.value * self.element_size)
 
             def _read_be(self):
-                self.num_elements = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_elements = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_elements
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
+                self.data_fits = self._io.read_bytes(0)
+                _ = self.data_fits
+                if not self.num_elements.value <= (self._io.size() - self._io.pos()) // self.element_size:
+                    raise kaitaistruct.ValidationExprError(self.data_fits, self._io, u"/types/stream/types/storage/seq/1")
                 self.data = self._io.read_bytes(self.num_elements.value * self.element_size)
 
 
             def _fetch_instances(self):
                 pass
                 self.num_elements._fetch_instances()
+
+
+        class T7Object(KaitaiStruct):
+            """One serialized object, File:writeObject's unit; `last_index` is the highest reference index after it.
+            
+            .. seealso::
+               spec/t7.md#t7-type-codes
+            """
+            def __init__(self, long_size, max_index, _io, _parent=None, _root=None, _is_le=None):
+                super(TorchT7.Stream.T7Object, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.long_size = long_size
+                self.max_index = max_index
+                self._read()
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/t7_object")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4le())
+                if not isinstance(self.type_code, TorchT7.TypeCode):
+                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/t7_object/seq/0")
+                if self.type_code == TorchT7.TypeCode.number:
+                    pass
+                    self.number = self._io.read_f8le()
+
+                if self.type_code == TorchT7.TypeCode.boolean:
+                    pass
+                    self.lua_boolean = self._io.read_s4le()
+
+                if self.type_code == TorchT7.TypeCode.string:
+                    pass
+                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
+
+                if self.type_code == TorchT7.TypeCode.lua_function:
+                    pass
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
+                    pass
+                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+
+            def _read_be(self):
+                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4be())
+                if not isinstance(self.type_code, TorchT7.TypeCode):
+                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/t7_object/seq/0")
+                if self.type_code == TorchT7.TypeCode.number:
+                    pass
+                    self.number = self._io.read_f8be()
+
+                if self.type_code == TorchT7.TypeCode.boolean:
+                    pass
+                    self.lua_boolean = self._io.read_s4be()
+
+                if self.type_code == TorchT7.TypeCode.string:
+                    pass
+                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
+
+                if self.type_code == TorchT7.TypeCode.lua_function:
+                    pass
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
+                    pass
+                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+
+
+            def _fetch_instances(self):
+                pass
+                if self.type_code == TorchT7.TypeCode.number:
+                    pass
+
+                if self.type_code == TorchT7.TypeCode.boolean:
+                    pass
+
+                if self.type_code == TorchT7.TypeCode.string:
+                    pass
+                    self.string._fetch_instances()
+
+                if self.type_code == TorchT7.TypeCode.lua_function:
+                    pass
+                    self.lua_function._fetch_instances()
+
+                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
+                    pass
+                    self.indexed._fetch_instances()
+
+
+            @property
+            def last_index(self):
+                """The highest reference index used once this object has been read."""
+                if hasattr(self, '_m_last_index'):
+                    return self._m_last_index
+
+                self._m_last_index = (self.lua_function.last_index if self.type_code == TorchT7.TypeCode.lua_function else (self.indexed.last_index if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function))  else self.max_index))
+                return getattr(self, '_m_last_index', None)
 
 
         class TableBody(KaitaiStruct):
@@ -699,7 +737,7 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.num_pairs = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_pairs = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_pairs
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_pairs, self._io, u"/types/stream/types/tds_hash/seq/0")
@@ -709,7 +747,7 @@ class TorchT7(KaitaiStruct):
 
 
             def _read_be(self):
-                self.num_pairs = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_pairs = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_pairs
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_pairs, self._io, u"/types/stream/types/tds_hash/seq/0")
@@ -760,23 +798,23 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.num_items = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_items = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_items
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/stream/types/tds_vec/seq/0")
                 self.items = []
                 for i in range(self.num_items.value):
-                    self.items.append(TorchT7.Stream.Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
+                    self.items.append(TorchT7.Stream.T7Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
 
 
             def _read_be(self):
-                self.num_items = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_items = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_items
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/stream/types/tds_vec/seq/0")
                 self.items = []
                 for i in range(self.num_items.value):
-                    self.items.append(TorchT7.Stream.Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
+                    self.items.append(TorchT7.Stream.T7Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
 
 
 
@@ -828,14 +866,14 @@ class TorchT7(KaitaiStruct):
                     raise kaitaistruct.ValidationLessThanError(0, self.num_dims, self._io, u"/types/stream/types/tensor/seq/0")
                 self.sizes = []
                 for i in range(self.num_dims):
-                    self.sizes.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.sizes.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
                 self.strides = []
                 for i in range(self.num_dims):
-                    self.strides.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.strides.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
-                self.storage_offset = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
-                self.storage = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.storage_offset = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
+                self.storage = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
                 self.num_dims = self._io.read_s4be()
@@ -843,14 +881,14 @@ class TorchT7(KaitaiStruct):
                     raise kaitaistruct.ValidationLessThanError(0, self.num_dims, self._io, u"/types/stream/types/tensor/seq/0")
                 self.sizes = []
                 for i in range(self.num_dims):
-                    self.sizes.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.sizes.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
                 self.strides = []
                 for i in range(self.num_dims):
-                    self.strides.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.strides.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
-                self.storage_offset = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
-                self.storage = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.storage_offset = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
+                self.storage = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):
@@ -1010,7 +1048,7 @@ class TorchT7(KaitaiStruct):
                     self.payload = TorchT7.Stream.Tensor(self.long_size, self.index, self._io, self, self._root, self._is_le)
                 else:
                     pass
-                    self.payload = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.payload = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
                 self.version_or_class = TorchT7.Stream.AsciiString(self._io, self, self._root, self._is_le)
@@ -1123,7 +1161,7 @@ class TorchT7(KaitaiStruct):
                     self.payload = TorchT7.Stream.Tensor(self.long_size, self.index, self._io, self, self._root, self._is_le)
                 else:
                     pass
-                    self.payload = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.payload = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):

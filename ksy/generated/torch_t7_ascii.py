@@ -24,18 +24,22 @@ class TorchT7Ascii(KaitaiStruct):
     reads tokens with fscanf and so accepts any whitespace between them; this grammar accepts exactly
     the single spaces and newlines the writer puts there.  Storage element values are kept as tokens.
     
+    Neutral across runtimes: tokens are read as bytes and checked to be ASCII by the grammar; integer
+    tokens are checked before `.to_i` (int_line); every byte count is checked against the rest of the
+    file before it is read.  The stack a deep file needs is torch_t7.ksy's (the same recursion).
+    
     .. seealso::
        spec/t7.md#t7-ascii
     """
 
     class TypeCode(IntEnum):
-        nil = 0
+        lua_nil = 0
         number = 1
         string = 2
         table = 3
         torch = 4
         boolean = 5
-        function = 6
+        lua_function = 6
         legacy_recur_function = 7
         recur_function = 8
     def __init__(self, _io, _parent=None, _root=None):
@@ -48,7 +52,7 @@ class TorchT7Ascii(KaitaiStruct):
         self.objects = []
         i = 0
         while not self._io.is_eof():
-            self.objects.append(TorchT7Ascii.Object((0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root))
+            self.objects.append(TorchT7Ascii.T7Object((0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root))
             i += 1
 
 
@@ -77,12 +81,19 @@ class TorchT7Ascii(KaitaiStruct):
             _ = self.len
             if not _.value >= 0:
                 raise kaitaistruct.ValidationExprError(self.len, self._io, u"/types/ascii_string/seq/0")
-            self.value = (self._io.read_bytes(self.len.value)).decode(u"ASCII")
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len.value <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/ascii_string/seq/1")
+            self.value_bytes = self._io.read_bytes(self.len.value)
+            _ = self.value_bytes
+            if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                raise kaitaistruct.ValidationExprError(self.value_bytes, self._io, u"/types/ascii_string/seq/2")
             if self.len.value > 0:
                 pass
                 self.newline = self._io.read_bytes(1)
                 if not self.newline == b"\x0A":
-                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/ascii_string/seq/2")
+                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/ascii_string/seq/3")
 
 
 
@@ -92,6 +103,14 @@ class TorchT7Ascii(KaitaiStruct):
             if self.len.value > 0:
                 pass
 
+
+        @property
+        def value(self):
+            if hasattr(self, '_m_value'):
+                return self._m_value
+
+            self._m_value = (self.value_bytes).decode(u"ASCII")
+            return getattr(self, '_m_value', None)
 
 
     class FunctionBody(KaitaiStruct):
@@ -109,7 +128,7 @@ class TorchT7Ascii(KaitaiStruct):
 
         def _read(self):
             self.bytecode = TorchT7Ascii.LuaString(self._io, self, self._root)
-            self.upvalues = TorchT7Ascii.Object(self.index, self._io, self, self._root)
+            self.upvalues = TorchT7Ascii.T7Object(self.index, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -155,7 +174,7 @@ class TorchT7Ascii(KaitaiStruct):
 
             if  ((self.is_new) and ( ((self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) )) :
                 pass
-                self.function = TorchT7Ascii.FunctionBody(self.index, self._io, self, self._root)
+                self.lua_function = TorchT7Ascii.FunctionBody(self.index, self._io, self, self._root)
 
 
 
@@ -172,7 +191,7 @@ class TorchT7Ascii(KaitaiStruct):
 
             if  ((self.is_new) and ( ((self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) )) :
                 pass
-                self.function._fetch_instances()
+                self.lua_function._fetch_instances()
 
 
         @property
@@ -196,12 +215,17 @@ class TorchT7Ascii(KaitaiStruct):
             if hasattr(self, '_m_last_index'):
                 return self._m_last_index
 
-            self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7Ascii.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7Ascii.TypeCode.torch else self.function.last_index)))
+            self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7Ascii.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7Ascii.TypeCode.torch else self.lua_function.last_index)))
             return getattr(self, '_m_last_index', None)
 
 
     class IntLine(KaitaiStruct):
-        """An integer token on its own line.
+        """An integer token on its own line, checked before `.to_i` converts it (int_token): an optional
+        '-' and one or more ASCII digits, nothing else, so that every runtime reads the same number
+        (JavaScript's parseInt reads "6abc" as 6, Python's int() refuses it, and takes " 6" and "+6",
+        which parseInt reads differently or not).  Values beyond 2^53 are exact in Python and rounded
+        to a double in JavaScript, whose numbers are doubles: a reader in such a runtime checks them by
+        hand (spec/t7.md#t7-ascii).
         
         .. seealso::
            spec/t7.md#t7-ascii
@@ -213,11 +237,22 @@ class TorchT7Ascii(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.text = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            self._raw_token = self._io.read_bytes_term(10, False, True, True)
+            _io__raw_token = KaitaiStream(BytesIO(self._raw_token))
+            self.token = TorchT7Ascii.IntToken(_io__raw_token, self, self._root)
 
 
         def _fetch_instances(self):
             pass
+            self.token._fetch_instances()
+
+        @property
+        def text(self):
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            self._m_text = self.token.text
+            return getattr(self, '_m_text', None)
 
         @property
         def value(self):
@@ -226,6 +261,92 @@ class TorchT7Ascii(KaitaiStruct):
 
             self._m_value = int(self.text)
             return getattr(self, '_m_value', None)
+
+
+    class IntToken(KaitaiStruct):
+        """The bytes of an integer token, an optional '-' and ASCII digits, each byte checked.
+        
+        .. seealso::
+           spec/t7.md#t7-ascii
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(TorchT7Ascii.IntToken, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            if self.has_minus:
+                pass
+                self.minus = self._io.read_bytes(1)
+                if not self.minus == b"\x2D":
+                    raise kaitaistruct.ValidationNotEqualError(b"\x2D", self.minus, self._io, u"/types/int_token/seq/0")
+
+            self.digits = []
+            i = 0
+            while not self._io.is_eof():
+                self.digits.append(self._io.read_u1())
+                if not self.digits[i] >= 48:
+                    raise kaitaistruct.ValidationLessThanError(48, self.digits[i], self._io, u"/types/int_token/seq/1")
+                if not self.digits[i] <= 57:
+                    raise kaitaistruct.ValidationGreaterThanError(57, self.digits[i], self._io, u"/types/int_token/seq/1")
+                i += 1
+
+            self.has_digits = self._io.read_bytes(0)
+            _ = self.has_digits
+            if not len(self.digits) >= 1:
+                raise kaitaistruct.ValidationExprError(self.has_digits, self._io, u"/types/int_token/seq/2")
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_minus:
+                pass
+
+            for i in range(len(self.digits)):
+                pass
+
+            _ = self.first_byte
+            if hasattr(self, '_m_first_byte'):
+                pass
+
+            _ = self.text
+            if hasattr(self, '_m_text'):
+                pass
+
+
+        @property
+        def first_byte(self):
+            if hasattr(self, '_m_first_byte'):
+                return self._m_first_byte
+
+            if self._io.size() > 0:
+                pass
+                _pos = self._io.pos()
+                self._io.seek(0)
+                self._m_first_byte = self._io.read_u1()
+                self._io.seek(_pos)
+
+            return getattr(self, '_m_first_byte', None)
+
+        @property
+        def has_minus(self):
+            if hasattr(self, '_m_has_minus'):
+                return self._m_has_minus
+
+            self._m_has_minus =  ((self._io.size() > 0) and (self.first_byte == 45)) 
+            return getattr(self, '_m_has_minus', None)
+
+        @property
+        def text(self):
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            _pos = self._io.pos()
+            self._io.seek(0)
+            self._m_text = (self._io.read_bytes_full()).decode(u"ASCII")
+            self._io.seek(_pos)
+            return getattr(self, '_m_text', None)
 
 
     class KeyValue(KaitaiStruct):
@@ -242,8 +363,8 @@ class TorchT7Ascii(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.key = TorchT7Ascii.Object(self.max_index, self._io, self, self._root)
-            self.value = TorchT7Ascii.Object(self.key.last_index, self._io, self, self._root)
+            self.key = TorchT7Ascii.T7Object(self.max_index, self._io, self, self._root)
+            self.value = TorchT7Ascii.T7Object(self.key.last_index, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -277,12 +398,16 @@ class TorchT7Ascii(KaitaiStruct):
             _ = self.len
             if not _.value >= 0:
                 raise kaitaistruct.ValidationExprError(self.len, self._io, u"/types/lua_string/seq/0")
+            self.value_fits = self._io.read_bytes(0)
+            _ = self.value_fits
+            if not self.len.value <= self._io.size() - self._io.pos():
+                raise kaitaistruct.ValidationExprError(self.value_fits, self._io, u"/types/lua_string/seq/1")
             self.value = self._io.read_bytes(self.len.value)
             if self.len.value > 0:
                 pass
                 self.newline = self._io.read_bytes(1)
                 if not self.newline == b"\x0A":
-                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/lua_string/seq/2")
+                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.newline, self._io, u"/types/lua_string/seq/3")
 
 
 
@@ -292,85 +417,6 @@ class TorchT7Ascii(KaitaiStruct):
             if self.len.value > 0:
                 pass
 
-
-
-    class Object(KaitaiStruct):
-        """One serialized object; `last_index` is the highest reference index after it.
-        
-        .. seealso::
-           spec/t7.md#t7-type-codes
-        """
-        def __init__(self, max_index, _io, _parent=None, _root=None):
-            super(TorchT7Ascii.Object, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self.max_index = max_index
-            self._read()
-
-        def _read(self):
-            self.type_code_token = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
-            if not  ((self.type_code_token == u"0") or (self.type_code_token == u"1") or (self.type_code_token == u"2") or (self.type_code_token == u"3") or (self.type_code_token == u"4") or (self.type_code_token == u"5") or (self.type_code_token == u"6") or (self.type_code_token == u"7") or (self.type_code_token == u"8")) :
-                raise kaitaistruct.ValidationNotAnyOfError(self.type_code_token, self._io, u"/types/object/seq/0")
-            if self.type_code == TorchT7Ascii.TypeCode.number:
-                pass
-                self.number = TorchT7Ascii.TokenLine(self._io, self, self._root)
-
-            if self.type_code == TorchT7Ascii.TypeCode.boolean:
-                pass
-                self.boolean = TorchT7Ascii.IntLine(self._io, self, self._root)
-
-            if self.type_code == TorchT7Ascii.TypeCode.string:
-                pass
-                self.string = TorchT7Ascii.LuaString(self._io, self, self._root)
-
-            if self.type_code == TorchT7Ascii.TypeCode.function:
-                pass
-                self.function = TorchT7Ascii.FunctionBody(self.max_index, self._io, self, self._root)
-
-            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
-                pass
-                self.indexed = TorchT7Ascii.Indexed(self.type_code, self.max_index, self._io, self, self._root)
-
-
-
-        def _fetch_instances(self):
-            pass
-            if self.type_code == TorchT7Ascii.TypeCode.number:
-                pass
-                self.number._fetch_instances()
-
-            if self.type_code == TorchT7Ascii.TypeCode.boolean:
-                pass
-                self.boolean._fetch_instances()
-
-            if self.type_code == TorchT7Ascii.TypeCode.string:
-                pass
-                self.string._fetch_instances()
-
-            if self.type_code == TorchT7Ascii.TypeCode.function:
-                pass
-                self.function._fetch_instances()
-
-            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
-                pass
-                self.indexed._fetch_instances()
-
-
-        @property
-        def last_index(self):
-            if hasattr(self, '_m_last_index'):
-                return self._m_last_index
-
-            self._m_last_index = (self.function.last_index if self.type_code == TorchT7Ascii.TypeCode.function else (self.indexed.last_index if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function))  else self.max_index))
-            return getattr(self, '_m_last_index', None)
-
-        @property
-        def type_code(self):
-            if hasattr(self, '_m_type_code'):
-                return self._m_type_code
-
-            self._m_type_code = KaitaiStream.resolve_enum(TorchT7Ascii.TypeCode, int(self.type_code_token))
-            return getattr(self, '_m_type_code', None)
 
 
     class Storage(KaitaiStruct):
@@ -394,13 +440,20 @@ class TorchT7Ascii(KaitaiStruct):
                 raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/storage/seq/0")
             if self.is_raw:
                 pass
+                self.raw_fits = self._io.read_bytes(0)
+                _ = self.raw_fits
+                if not self.num_elements.value <= self._io.size() - self._io.pos():
+                    raise kaitaistruct.ValidationExprError(self.raw_fits, self._io, u"/types/storage/seq/1")
+
+            if self.is_raw:
+                pass
                 self.raw = self._io.read_bytes(self.num_elements.value)
 
             if  ((self.is_raw) and (self.num_elements.value > 0)) :
                 pass
                 self.raw_newline = self._io.read_bytes(1)
                 if not self.raw_newline == b"\x0A":
-                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.raw_newline, self._io, u"/types/storage/seq/2")
+                    raise kaitaistruct.ValidationNotEqualError(b"\x0A", self.raw_newline, self._io, u"/types/storage/seq/3")
 
             if (not (self.is_raw)):
                 pass
@@ -414,6 +467,9 @@ class TorchT7Ascii(KaitaiStruct):
             if self.is_raw:
                 pass
 
+            if self.is_raw:
+                pass
+
             if  ((self.is_raw) and (self.num_elements.value > 0)) :
                 pass
 
@@ -421,6 +477,85 @@ class TorchT7Ascii(KaitaiStruct):
                 pass
                 self.tokens._fetch_instances()
 
+
+
+    class T7Object(KaitaiStruct):
+        """One serialized object; `last_index` is the highest reference index after it.
+        
+        .. seealso::
+           spec/t7.md#t7-type-codes
+        """
+        def __init__(self, max_index, _io, _parent=None, _root=None):
+            super(TorchT7Ascii.T7Object, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.max_index = max_index
+            self._read()
+
+        def _read(self):
+            self.type_code_token = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            if not  ((self.type_code_token == u"0") or (self.type_code_token == u"1") or (self.type_code_token == u"2") or (self.type_code_token == u"3") or (self.type_code_token == u"4") or (self.type_code_token == u"5") or (self.type_code_token == u"6") or (self.type_code_token == u"7") or (self.type_code_token == u"8")) :
+                raise kaitaistruct.ValidationNotAnyOfError(self.type_code_token, self._io, u"/types/t7_object/seq/0")
+            if self.type_code == TorchT7Ascii.TypeCode.number:
+                pass
+                self.number = TorchT7Ascii.TokenLine(self._io, self, self._root)
+
+            if self.type_code == TorchT7Ascii.TypeCode.boolean:
+                pass
+                self.lua_boolean = TorchT7Ascii.IntLine(self._io, self, self._root)
+
+            if self.type_code == TorchT7Ascii.TypeCode.string:
+                pass
+                self.string = TorchT7Ascii.LuaString(self._io, self, self._root)
+
+            if self.type_code == TorchT7Ascii.TypeCode.lua_function:
+                pass
+                self.lua_function = TorchT7Ascii.FunctionBody(self.max_index, self._io, self, self._root)
+
+            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
+                pass
+                self.indexed = TorchT7Ascii.Indexed(self.type_code, self.max_index, self._io, self, self._root)
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.type_code == TorchT7Ascii.TypeCode.number:
+                pass
+                self.number._fetch_instances()
+
+            if self.type_code == TorchT7Ascii.TypeCode.boolean:
+                pass
+                self.lua_boolean._fetch_instances()
+
+            if self.type_code == TorchT7Ascii.TypeCode.string:
+                pass
+                self.string._fetch_instances()
+
+            if self.type_code == TorchT7Ascii.TypeCode.lua_function:
+                pass
+                self.lua_function._fetch_instances()
+
+            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
+                pass
+                self.indexed._fetch_instances()
+
+
+        @property
+        def last_index(self):
+            if hasattr(self, '_m_last_index'):
+                return self._m_last_index
+
+            self._m_last_index = (self.lua_function.last_index if self.type_code == TorchT7Ascii.TypeCode.lua_function else (self.indexed.last_index if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function))  else self.max_index))
+            return getattr(self, '_m_last_index', None)
+
+        @property
+        def type_code(self):
+            if hasattr(self, '_m_type_code'):
+                return self._m_type_code
+
+            self._m_type_code = KaitaiStream.resolve_enum(TorchT7Ascii.TypeCode, int(self.type_code_token))
+            return getattr(self, '_m_type_code', None)
 
 
     class TableBody(KaitaiStruct):
@@ -525,7 +660,7 @@ class TorchT7Ascii(KaitaiStruct):
                 raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/tds_vec/seq/0")
             self.items = []
             for i in range(self.num_items.value):
-                self.items.append(TorchT7Ascii.Object((self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root))
+                self.items.append(TorchT7Ascii.T7Object((self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root))
 
 
 
@@ -567,7 +702,7 @@ class TorchT7Ascii(KaitaiStruct):
             self.sizes = TorchT7Ascii.TokenArray(self.num_dims.value, self._io, self, self._root)
             self.strides = TorchT7Ascii.TokenArray(self.num_dims.value, self._io, self, self._root)
             self.storage_offset = TorchT7Ascii.IntLine(self._io, self, self._root)
-            self.storage = TorchT7Ascii.Object(self.index, self._io, self, self._root)
+            self.storage = TorchT7Ascii.T7Object(self.index, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -606,12 +741,18 @@ class TorchT7Ascii(KaitaiStruct):
                 pass
                 self.leading = []
                 for i in range(self.num_items - 1):
-                    self.leading.append((self._io.read_bytes_term(32, False, True, True)).decode(u"ASCII"))
+                    self.leading.append(self._io.read_bytes_term(32, False, True, True))
+                    _ = self.leading[i]
+                    if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                        raise kaitaistruct.ValidationExprError(self.leading[i], self._io, u"/types/token_array/seq/0")
 
 
             if self.num_items > 0:
                 pass
-                self.last = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+                self.last_token = self._io.read_bytes_term(10, False, True, True)
+                _ = self.last_token
+                if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                    raise kaitaistruct.ValidationExprError(self.last_token, self._io, u"/types/token_array/seq/1")
 
 
 
@@ -629,7 +770,7 @@ class TorchT7Ascii(KaitaiStruct):
 
 
     class TokenLine(KaitaiStruct):
-        """One token on its own line.
+        """One token on its own line, checked to be ASCII (not by a runtime's decoder).
         
         .. seealso::
            spec/t7.md#t7-ascii
@@ -641,11 +782,22 @@ class TorchT7Ascii(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.text = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            self.text_bytes = self._io.read_bytes_term(10, False, True, True)
+            _ = self.text_bytes
+            if not  ((len(_) == 0) or (KaitaiStream.byte_array_max(_) < 128)) :
+                raise kaitaistruct.ValidationExprError(self.text_bytes, self._io, u"/types/token_line/seq/0")
 
 
         def _fetch_instances(self):
             pass
+
+        @property
+        def text(self):
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            self._m_text = (self.text_bytes).decode(u"ASCII")
+            return getattr(self, '_m_text', None)
 
 
     class TorchObject(KaitaiStruct):
@@ -772,7 +924,7 @@ class TorchT7Ascii(KaitaiStruct):
                 self.payload = TorchT7Ascii.Tensor(self.index, self._io, self, self._root)
             else:
                 pass
-                self.payload = TorchT7Ascii.Object(self.index, self._io, self, self._root)
+                self.payload = TorchT7Ascii.T7Object(self.index, self._io, self, self._root)
 
 
         def _fetch_instances(self):

@@ -171,7 +171,8 @@ def test_wild_legacy_files() -> None:
 def test_wild_tar_file() -> None:
     (path,) = _wild("tar_")
     parsed = PytorchTar.from_file(str(path))
-    members = {m.header.name: m for m in parsed.members if not m.is_end and m.header.type_flag != ord("x")}
+    members = {m.header.member_name: m for m in parsed.members
+               if not m.is_end and m.header.type_flag != ord("x")}
     with tarfile.open(path) as tf:
         assert sorted(members) == sorted(tf.getnames())
         for name, member in members.items():

@@ -32,8 +32,16 @@ class Decline(Exception):
 #: The grammar field a failed validation names (the tail of the Kaitai ``src_path``, or the whole of
 #: it) -> the code; the first match wins.  Anything not listed is ``bad-value``.
 _VALIDATION_CODES: tuple[tuple[str, str], ...] = (
+    # byte counts checked against the rest of the file before the bytes are read (the *_fits fields)
+    ("/types/storage/seq/1", "truncated"),  # torch_t7, torch_t7_ascii (Byte/Char), pytorch_legacy
+    ("/types/lua_string/seq/1", "truncated"),  # torch_t7_ascii
+    ("/types/ascii_string/seq/1", "truncated"),
+    ("/types/bytes_u8/seq/1", "truncated"),
+    ("/types/unicode_u8/seq/1", "truncated"),
+    ("pytorch_tar:/types/member/seq/1", "truncated"),
+    ("pytorch_tar:/types/storage_record/seq/2", "truncated"),
     # torch_t7.ksy / torch_t7_ascii.ksy
-    ("/types/object/seq/0", "bad-type-code"),  # type_code (binary) / type_code_token (ascii)
+    ("/types/t7_object/seq/0", "bad-type-code"),  # type_code (binary) / type_code_token (ascii)
     ("/types/indexed/seq/0", "bad-reference"),  # the reference index
     ("/types/lua_string/seq/0", "bad-length"),
     ("/types/ascii_string/seq/0", "bad-length"),

@@ -96,16 +96,33 @@ _LENGTH_FIELD = {"BytesU1": 1, "BytesS4": 4, "BytesU4": 4, "BytesU8": 8, "Unicod
                  "UnicodeU8": 8}
 
 
+#: python_pickle.ksy's argument fields: structures, then numbers by width (one switch per C++ type).
+ARG_FIELDS = ("arg", "int_arg", "u4_arg", "u8_arg", "float_arg")
+
+
+_ARG_FIELD: dict[int, str | None] = {}  # opcode -> the field its argument is in (the opcode decides)
+
+
+def argument(op: Any) -> Any:
+    """The argument of the parsed opcode ``op``, whichever field holds it (None for none)."""
+    fields = vars(op)
+    try:
+        name = _ARG_FIELD[op.code]
+    except KeyError:
+        name = _ARG_FIELD[op.code] = next((n for n in ARG_FIELDS if n in fields), None)
+    return None if name is None else fields[name]
+
+
 def op_size(op: Any, width: int | None) -> int:
     """How many bytes the parsed opcode ``op`` took (the grammar keeps no offsets)."""
-    if not hasattr(op, "arg"):
+    arg = argument(op)
+    if arg is None:
         return 1
-    arg = op.arg
     kind = type(arg).__name__
     if kind in _LENGTH_FIELD:
         return 1 + _LENGTH_FIELD[kind] + arg.len
     if kind == "GlobalPair":
-        return 1 + len(arg.module.encode("utf-8")) + len(arg.name.encode("utf-8")) + 2
+        return 1 + len(arg.module_name.encode("utf-8")) + len(arg.name.encode("utf-8")) + 2
     if kind in ("DecimalLine", "TextLine"):
         return 1 + len(arg.value.encode("utf-8")) + 1
     if kind == "RawLine":
@@ -188,22 +205,22 @@ class Machine:
             if info.name == "PROTO":
                 if i != 0:
                     raise Reject("bad-pickle", f"{what}: PROTO is not the first opcode")
-                if op.arg > 5:
-                    raise Reject("bad-magic", f"{what}: pickle protocol {op.arg}")
-                self.protocol = op.arg
+                if op.int_arg > 5:
+                    raise Reject("bad-magic", f"{what}: pickle protocol {op.int_arg}")
+                self.protocol = op.int_arg
                 continue
             if info.protocol > self.protocol:
                 raise Reject("bad-opcode", f"{what}: {info.name} (protocol {info.protocol}) in a protocol "
                                            f"{self.protocol} pickle")
-            if info.name == "FRAME" and limit is not None and pos + op.arg > limit:
-                raise Reject("truncated", f"{what}: a FRAME of {op.arg} bytes reaches past the end of the "
+            if info.name == "FRAME" and limit is not None and pos + op.u8_arg > limit:
+                raise Reject("truncated", f"{what}: a FRAME of {op.u8_arg} bytes reaches past the end of the "
                                           "pickle")
             if info.name == "STOP":
                 if self.metastack or len(self.stack) != 1:
                     raise Reject("bad-pickle", f"{what}: STOP with {len(self.stack)} items and "
                                                f"{len(self.metastack)} open marks")
                 return self.stack[0]
-            getattr(self, "op_" + info.name)(op.arg if hasattr(op, "arg") else None)
+            getattr(self, "op_" + info.name)(argument(op))
         raise Reject("bad-pickle", f"{what}: no STOP")
 
     # -- stack helpers ---------------------------------------------------------------------------------
@@ -519,7 +536,7 @@ class Machine:
         return Global(module, name)
 
     def op_GLOBAL(self, arg: Any) -> None:
-        self.push(self.global_(arg.module, arg.name))
+        self.push(self.global_(arg.module_name, arg.name))
 
     def op_STACK_GLOBAL(self, arg: Any) -> None:
         name = self.pop()
@@ -612,7 +629,7 @@ class Machine:
         self.push(self.call(cls, args, newobj=True))
 
     def op_INST(self, arg: Any) -> None:
-        g = self.global_(arg.module, arg.name)
+        g = self.global_(arg.module_name, arg.name)
         self.push(self.call(g, tuple(self.pop_mark())))
 
     def op_OBJ(self, arg: Any) -> None:

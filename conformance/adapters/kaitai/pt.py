@@ -623,15 +623,19 @@ def read_tar(f: Any) -> tuple[str, list[Any]]:
         if chr(m.header.type_flag) == "g":
             continue
         overrides, pax = pax, {}
+        try:  # pytorch_tar.ksy keeps the name as bytes (runtimes decode UTF-8 differently)
+            name = bytes(m.header.name_bytes).decode("utf-8")
+        except UnicodeDecodeError:
+            raise Reject("bad-container", "tar archive: a header field that is not UTF-8") from None
         if b"size" in overrides and int(overrides[b"size"]) != m.header.len_body:
             raise Decline("a PAX size record that overrides the ustar size (pytorch_tar.ksy sizes members "
                           "by the ustar header)")
-        if b"path" in overrides and overrides[b"path"].decode("utf-8", "replace") != m.header.name:
+        if b"path" in overrides and overrides[b"path"].decode("utf-8", "replace") != name:
             raise Decline("a PAX path record that renames a member (pytorch_tar.ksy names members by the "
                           "ustar header)")
-        if m.header.name in members:
-            raise Reject("bad-container", f"tar member {m.header.name!r} twice")
-        members[m.header.name] = m.body
+        if name in members:
+            raise Reject("bad-container", f"tar member {name!r} twice")
+        members[name] = m.body
     for name in ("sys_info", "pickle", "tensors", "storages"):
         if name not in members:
             raise Reject("bad-container", f"the archive has no {name!r} member")
