@@ -57,7 +57,7 @@ types:
             opcode::string: raw_line
             opcode::unicode: raw_line
             opcode::persid: text_line
-            opcode::global_: global_pair
+            opcode::global_opcode: global_pair
             opcode::inst: global_pair
             # fixed-width integers
             opcode::binint: s4
@@ -115,7 +115,7 @@ types:
     doc: GLOBAL's and INST's two newline-terminated lines, module then qualified name.
     doc-ref: spec/pickle.md#pickle-globals
     seq:
-      - id: module
+      - id: module_name
         type: str
         encoding: UTF-8
         terminator: 10
@@ -277,8 +277,8 @@ enums:
       id: build
       doc: set an object's state
     0x63:
-      id: global_
-      doc: push module.name given as two lines (spelled global_ because the compiler does not escape Python's keyword)
+      id: global_opcode
+      doc: push module.name given as two lines (spelled global_opcode since `global` is a Python keyword and the compiler escapes none)
     0x64:
       id: dict
       doc: build a dict from the items above the mark
@@ -316,8 +316,8 @@ enums:
       id: setitem
       doc: set one key in the dict below
     0x74:
-      id: tuple
-      doc: build a tuple from the items above the mark
+      id: tuple_opcode
+      doc: build a tuple from the items above the mark (spelled tuple_opcode since `tuple` is a Nim keyword)
     0x75:
       id: setitems
       doc: set the key/value pairs above the mark in the dict below

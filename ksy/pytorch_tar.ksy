@@ -200,10 +200,10 @@ types:
     instances:
       global_index:
         value: |
-          record.ops.size > 3 and record.ops[3].code == python_pickle::opcode::global_ ? 3
-          : record.ops.size > 4 and record.ops[4].code == python_pickle::opcode::global_ ? 4
-          : record.ops.size > 5 and record.ops[5].code == python_pickle::opcode::global_ ? 5
-          : record.ops.size > 6 and record.ops[6].code == python_pickle::opcode::global_ ? 6
+          record.ops.size > 3 and record.ops[3].code == python_pickle::opcode::global_opcode ? 3
+          : record.ops.size > 4 and record.ops[4].code == python_pickle::opcode::global_opcode ? 4
+          : record.ops.size > 5 and record.ops[5].code == python_pickle::opcode::global_opcode ? 5
+          : record.ops.size > 6 and record.ops[6].code == python_pickle::opcode::global_opcode ? 6
           : -1
         doc: Which opcode of the record is the GLOBAL naming the storage class (-1 if none).
       storage_class:

@@ -83,11 +83,11 @@ types:
           false: le
     seq:
       - id: objects
-        type: 'object(long_size, _index == 0 ? 0 : objects[_index - 1].last_index)'
+        type: 't7_object(long_size, _index == 0 ? 0 : objects[_index - 1].last_index)'
         repeat: eos
         doc: The top-level objects in file order.
     types:
-      object:
+      t7_object:
         doc: One serialized object, File:writeObject's unit; `last_index` is the highest reference index after it.
         doc-ref: spec/t7.md#t7-type-codes
         params:
@@ -107,7 +107,7 @@ types:
             if: type_code == type_code::number
             doc-ref: spec/t7.md#t7-number
             doc: A Lua number, always a double.
-          - id: boolean
+          - id: lua_boolean
             type: s4
             if: type_code == type_code::boolean
             doc-ref: spec/t7.md#t7-boolean
@@ -116,9 +116,9 @@ types:
             type: lua_string
             if: type_code == type_code::string
             doc-ref: spec/t7.md#t7-string
-          - id: function
+          - id: lua_function
             type: function_body(long_size, max_index)
-            if: type_code == type_code::function
+            if: type_code == type_code::lua_function
             doc-ref: spec/t7.md#t7-function
             doc: Type 6, the oldest function encoding, has no reference index.
           - id: indexed
@@ -131,7 +131,7 @@ types:
           last_index:
             value: |
               (
-              type_code == type_code::function ? function.last_index
+              type_code == type_code::lua_function ? lua_function.last_index
               : (type_code == type_code::table or type_code == type_code::torch
                  or type_code == type_code::recur_function or type_code == type_code::legacy_recur_function)
                 ? indexed.last_index : max_index
@@ -165,7 +165,7 @@ types:
             type: torch_object(long_size, index)
             if: is_new and type_code == type_code::torch
             doc-ref: spec/t7.md#t7-torch-object
-          - id: function
+          - id: lua_function
             type: function_body(long_size, index)
             if: is_new and (type_code == type_code::recur_function or type_code == type_code::legacy_recur_function)
             doc-ref: spec/t7.md#t7-function
@@ -179,7 +179,7 @@ types:
               not is_new ? max_index
               : type_code == type_code::table ? table.last_index
               : type_code == type_code::torch ? torch.last_index
-              : function.last_index
+              : lua_function.last_index
               ).as<s4>
       lua_string:
         doc: A Lua string, an int32 length and the bytes (any bytes; not necessarily UTF-8).
@@ -222,9 +222,9 @@ types:
             type: s4
         seq:
           - id: key
-            type: object(long_size, max_index)
+            type: t7_object(long_size, max_index)
           - id: value
-            type: object(long_size, key.last_index)
+            type: t7_object(long_size, key.last_index)
         instances:
           last_index:
             value: '(value.last_index).as<s4>'
@@ -247,7 +247,7 @@ types:
           - id: bytecode
             size: len_bytecode
           - id: upvalues
-            type: object(long_size, index)
+            type: t7_object(long_size, index)
         instances:
           last_index:
             value: '(upvalues.last_index).as<s4>'
@@ -306,7 +306,7 @@ types:
                 '"torch.CudaHalfStorage"': storage(long_size, 2)
                 '"tds.Hash"': tds_hash(long_size, index)
                 '"tds.Vec"': tds_vec(long_size, index)
-                _: object(long_size, index)
+                _: t7_object(long_size, index)
             doc: |
               Tensor and Storage classes have their own layouts; tds.Hash and tds.Vec too; every other
               class is one object, normally the table of its fields.
@@ -335,7 +335,7 @@ types:
               : is_storage ? index
               : class_name == "tds.Hash" ? payload.as<tds_hash>.last_index
               : class_name == "tds.Vec" ? payload.as<tds_vec>.last_index
-              : payload.as<object>.last_index
+              : payload.as<t7_object>.last_index
               ).as<s4>
       ascii_string:
         doc: A class name or version string, an int32 length and ASCII text.
@@ -349,7 +349,7 @@ types:
             type: str
             encoding: ASCII
             size: len
-      long:
+      c_long:
         doc: A C long of the encoding's width.
         doc-ref: spec/t7.md#t7-long-size
         params:
@@ -379,19 +379,19 @@ types:
             valid:
               min: 0
           - id: sizes
-            type: long(long_size)
+            type: c_long(long_size)
             repeat: expr
             repeat-expr: num_dims
           - id: strides
-            type: long(long_size)
+            type: c_long(long_size)
             repeat: expr
             repeat-expr: num_dims
           - id: storage_offset
-            type: long(long_size)
+            type: c_long(long_size)
             doc: 1-based, as Lua counts; the element offset is this minus one.
             doc-ref: spec/t7.md#t7-tensor-offset
           - id: storage
-            type: object(long_size, index)
+            type: t7_object(long_size, index)
         instances:
           last_index:
             value: '(storage.last_index).as<s4>'
@@ -407,7 +407,7 @@ types:
             type: u1
         seq:
           - id: num_elements
-            type: long(long_size)
+            type: c_long(long_size)
             valid:
               expr: _.value >= 0
             doc: The element count; a negative count is malformed.
@@ -425,7 +425,7 @@ types:
             type: s4
         seq:
           - id: num_pairs
-            type: long(long_size)
+            type: c_long(long_size)
             valid:
               expr: _.value >= 0
             doc: The pair count; a negative count is malformed (and `pairs.last` would have no pair).
@@ -446,12 +446,12 @@ types:
             type: s4
         seq:
           - id: num_items
-            type: long(long_size)
+            type: c_long(long_size)
             valid:
               expr: _.value >= 0
             doc: The item count; a negative count is malformed (and `items.last` would have no item).
           - id: items
-            type: 'object(long_size, _index == 0 ? index : items[_index - 1].last_index)'
+            type: 't7_object(long_size, _index == 0 ? index : items[_index - 1].last_index)'
             repeat: expr
             repeat-expr: num_items.value
         instances:
@@ -460,7 +460,7 @@ types:
 enums:
   type_code:
     0:
-      id: nil
+      id: lua_nil
       doc: Lua nil; no payload
       doc-ref: spec/t7.md#t7-nil
     1:
@@ -484,7 +484,7 @@ enums:
       doc: int32, 1 for true
       doc-ref: spec/t7.md#t7-boolean
     6:
-      id: function
+      id: lua_function
       doc: legacy function without index; bytecode and upvalue values
       doc-ref: spec/t7.md#t7-function
     7:

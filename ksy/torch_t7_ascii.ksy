@@ -22,12 +22,12 @@ doc: |
 doc-ref: spec/t7.md#t7-ascii
 seq:
   - id: objects
-    type: 'object(_index == 0 ? 0 : objects[_index - 1].last_index)'
+    type: 't7_object(_index == 0 ? 0 : objects[_index - 1].last_index)'
     repeat: eos
     doc: The top-level objects in file order.
     doc-ref: spec/t7.md#t7-stream
 types:
-  object:
+  t7_object:
     doc: One serialized object; `last_index` is the highest reference index after it.
     doc-ref: spec/t7.md#t7-type-codes
     params:
@@ -46,7 +46,7 @@ types:
         if: type_code == type_code::number
         doc: A double as text ("%.17g"; inf, -inf, nan or -nan spelled so).
         doc-ref: spec/t7.md#t7-number
-      - id: boolean
+      - id: lua_boolean
         type: int_line
         if: type_code == type_code::boolean
         doc-ref: spec/t7.md#t7-boolean
@@ -54,9 +54,9 @@ types:
         type: lua_string
         if: type_code == type_code::string
         doc-ref: spec/t7.md#t7-string
-      - id: function
+      - id: lua_function
         type: function_body(max_index)
-        if: type_code == type_code::function
+        if: type_code == type_code::lua_function
         doc-ref: spec/t7.md#t7-function
       - id: indexed
         type: indexed(type_code, max_index)
@@ -71,7 +71,7 @@ types:
       last_index:
         value: |
           (
-          type_code == type_code::function ? function.last_index
+          type_code == type_code::lua_function ? lua_function.last_index
           : (type_code == type_code::table or type_code == type_code::torch
              or type_code == type_code::recur_function or type_code == type_code::legacy_recur_function)
             ? indexed.last_index : max_index
@@ -98,7 +98,7 @@ types:
         type: torch_object(index)
         if: is_new and type_code == type_code::torch
         doc-ref: spec/t7.md#t7-torch-object
-      - id: function
+      - id: lua_function
         type: function_body(index)
         if: is_new and (type_code == type_code::recur_function or type_code == type_code::legacy_recur_function)
         doc-ref: spec/t7.md#t7-function
@@ -113,7 +113,7 @@ types:
           not is_new ? max_index
           : type_code == type_code::table ? table.last_index
           : type_code == type_code::torch ? torch.last_index
-          : function.last_index
+          : lua_function.last_index
           ).as<s4>
   token_line:
     doc: One token on its own line.
@@ -150,7 +150,7 @@ types:
         repeat: expr
         repeat-expr: num_items - 1
         if: num_items > 1
-      - id: last
+      - id: last_token
         type: str
         encoding: ASCII
         terminator: 10
@@ -209,9 +209,9 @@ types:
         type: s4
     seq:
       - id: key
-        type: object(max_index)
+        type: t7_object(max_index)
       - id: value
-        type: object(key.last_index)
+        type: t7_object(key.last_index)
     instances:
       last_index:
         value: (value.last_index).as<s4>
@@ -225,7 +225,7 @@ types:
       - id: bytecode
         type: lua_string
       - id: upvalues
-        type: object(index)
+        type: t7_object(index)
     instances:
       last_index:
         value: (upvalues.last_index).as<s4>
@@ -280,7 +280,7 @@ types:
                 '"torch.CudaHalfStorage"': storage(false)
                 '"tds.Hash"': tds_hash(index)
                 '"tds.Vec"': tds_vec(index)
-                _: object(index)
+                _: t7_object(index)
     instances:
       has_version:
         value: version_or_class.value.length >= 2 and version_or_class.value.substring(0, 2) == "V "
@@ -299,7 +299,7 @@ types:
           : is_storage ? index
           : class_name == "tds.Hash" ? payload.as<tds_hash>.last_index
           : class_name == "tds.Vec" ? payload.as<tds_vec>.last_index
-          : payload.as<object>.last_index
+          : payload.as<t7_object>.last_index
           ).as<s4>
   tensor:
     doc: A tensor's dimension count, sizes, strides, 1-based storage offset and storage object.
@@ -320,7 +320,7 @@ types:
         type: int_line
         doc-ref: spec/t7.md#t7-tensor-offset
       - id: storage
-        type: object(index)
+        type: t7_object(index)
     instances:
       last_index:
         value: (storage.last_index).as<s4>
@@ -379,7 +379,7 @@ types:
           expr: _.value >= 0
         doc: The item count; a negative count is malformed (and `items.last` would have no item).
       - id: items
-        type: 'object(_index == 0 ? index : items[_index - 1].last_index)'
+        type: 't7_object(_index == 0 ? index : items[_index - 1].last_index)'
         repeat: expr
         repeat-expr: num_items.value
     instances:
@@ -387,12 +387,12 @@ types:
         value: '(num_items.value == 0 ? index : items.last.last_index).as<s4>'
 enums:
   type_code:
-    0: nil
+    0: lua_nil
     1: number
     2: string
     3: table
     4: torch
     5: boolean
-    6: function
+    6: lua_function
     7: legacy_recur_function
     8: recur_function

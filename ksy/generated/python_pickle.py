@@ -63,7 +63,7 @@ class PythonPickle(KaitaiStruct):
         empty_list = 93
         append = 97
         build = 98
-        global_ = 99
+        global_opcode = 99
         dict = 100
         appends = 101
         get = 103
@@ -76,7 +76,7 @@ class PythonPickle(KaitaiStruct):
         binput = 113
         long_binput = 114
         setitem = 115
-        tuple = 116
+        tuple_opcode = 116
         setitems = 117
         empty_dict = 125
         proto = 128
@@ -247,7 +247,7 @@ class PythonPickle(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.module = (self._io.read_bytes_term(10, False, True, True)).decode(u"UTF-8")
+            self.module_name = (self._io.read_bytes_term(10, False, True, True)).decode(u"UTF-8")
             self.name = (self._io.read_bytes_term(10, False, True, True)).decode(u"UTF-8")
 
 
@@ -326,7 +326,7 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.get:
                 pass
                 self.arg = PythonPickle.DecimalLine(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.global_:
+            elif _on == PythonPickle.Opcode.global_opcode:
                 pass
                 self.arg = PythonPickle.GlobalPair(self._io, self, self._root)
             elif _on == PythonPickle.Opcode.inst:
@@ -423,7 +423,7 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.get:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.global_:
+            elif _on == PythonPickle.Opcode.global_opcode:
                 pass
                 self.arg._fetch_instances()
             elif _on == PythonPickle.Opcode.inst:

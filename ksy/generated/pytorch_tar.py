@@ -290,7 +290,7 @@ class PytorchTar(KaitaiStruct):
             if hasattr(self, '_m_global_index'):
                 return self._m_global_index
 
-            self._m_global_index = (3 if  ((len(self.record.ops) > 3) and (self.record.ops[3].code == python_pickle.PythonPickle.Opcode.global_))  else (4 if  ((len(self.record.ops) > 4) and (self.record.ops[4].code == python_pickle.PythonPickle.Opcode.global_))  else (5 if  ((len(self.record.ops) > 5) and (self.record.ops[5].code == python_pickle.PythonPickle.Opcode.global_))  else (6 if  ((len(self.record.ops) > 6) and (self.record.ops[6].code == python_pickle.PythonPickle.Opcode.global_))  else -1))))
+            self._m_global_index = (3 if  ((len(self.record.ops) > 3) and (self.record.ops[3].code == python_pickle.PythonPickle.Opcode.global_opcode))  else (4 if  ((len(self.record.ops) > 4) and (self.record.ops[4].code == python_pickle.PythonPickle.Opcode.global_opcode))  else (5 if  ((len(self.record.ops) > 5) and (self.record.ops[5].code == python_pickle.PythonPickle.Opcode.global_opcode))  else (6 if  ((len(self.record.ops) > 6) and (self.record.ops[6].code == python_pickle.PythonPickle.Opcode.global_opcode))  else -1))))
             return getattr(self, '_m_global_index', None)
 
         @property

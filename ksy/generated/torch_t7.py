@@ -50,13 +50,13 @@ class TorchT7(KaitaiStruct):
     """
 
     class TypeCode(IntEnum):
-        nil = 0
+        lua_nil = 0
         number = 1
         string = 2
         table = 3
         torch = 4
         boolean = 5
-        function = 6
+        lua_function = 6
         legacy_recur_function = 7
         recur_function = 8
     def __init__(self, _io, _parent=None, _root=None):
@@ -126,7 +126,7 @@ class TorchT7(KaitaiStruct):
             self.objects = []
             i = 0
             while not self._io.is_eof():
-                self.objects.append(TorchT7.Stream.Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
+                self.objects.append(TorchT7.Stream.T7Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
                 i += 1
 
 
@@ -134,7 +134,7 @@ class TorchT7(KaitaiStruct):
             self.objects = []
             i = 0
             while not self._io.is_eof():
-                self.objects.append(TorchT7.Stream.Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
+                self.objects.append(TorchT7.Stream.T7Object(self.long_size, (0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root, self._is_le))
                 i += 1
 
 
@@ -184,6 +184,56 @@ class TorchT7(KaitaiStruct):
                 pass
 
 
+        class CLong(KaitaiStruct):
+            """A C long of the encoding's width.
+            
+            .. seealso::
+               spec/t7.md#t7-long-size
+            """
+            def __init__(self, long_size, _io, _parent=None, _root=None, _is_le=None):
+                super(TorchT7.Stream.CLong, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.long_size = long_size
+                self._read()
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/c_long")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                _on = self.long_size
+                if _on == 4:
+                    pass
+                    self.value = self._io.read_s4le()
+                elif _on == 8:
+                    pass
+                    self.value = self._io.read_s8le()
+
+            def _read_be(self):
+                _on = self.long_size
+                if _on == 4:
+                    pass
+                    self.value = self._io.read_s4be()
+                elif _on == 8:
+                    pass
+                    self.value = self._io.read_s8be()
+
+
+            def _fetch_instances(self):
+                pass
+                _on = self.long_size
+                if _on == 4:
+                    pass
+                elif _on == 8:
+                    pass
+
+
         class FunctionBody(KaitaiStruct):
             """A Lua function: its string.dump bytecode (VM-specific: LuaJIT or PUC Lua; opaque, never run) and
             one object holding the upvalues: for type 8 a list of {name=, value=[, id=]} tables, for types
@@ -214,14 +264,14 @@ class TorchT7(KaitaiStruct):
                 if not self.len_bytecode >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len_bytecode, self._io, u"/types/stream/types/function_body/seq/0")
                 self.bytecode = self._io.read_bytes(self.len_bytecode)
-                self.upvalues = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.upvalues = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
                 self.len_bytecode = self._io.read_s4be()
                 if not self.len_bytecode >= 0:
                     raise kaitaistruct.ValidationLessThanError(0, self.len_bytecode, self._io, u"/types/stream/types/function_body/seq/0")
                 self.bytecode = self._io.read_bytes(self.len_bytecode)
-                self.upvalues = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.upvalues = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):
@@ -278,7 +328,7 @@ class TorchT7(KaitaiStruct):
 
                 if  ((self.is_new) and ( ((self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) )) :
                     pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _read_be(self):
@@ -297,7 +347,7 @@ class TorchT7(KaitaiStruct):
 
                 if  ((self.is_new) and ( ((self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) )) :
                     pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
 
@@ -313,7 +363,7 @@ class TorchT7(KaitaiStruct):
 
                 if  ((self.is_new) and ( ((self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) )) :
                     pass
-                    self.function._fetch_instances()
+                    self.lua_function._fetch_instances()
 
 
             @property
@@ -330,7 +380,7 @@ class TorchT7(KaitaiStruct):
                 if hasattr(self, '_m_last_index'):
                     return self._m_last_index
 
-                self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7.TypeCode.torch else self.function.last_index)))
+                self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7.TypeCode.torch else self.lua_function.last_index)))
                 return getattr(self, '_m_last_index', None)
 
 
@@ -358,12 +408,12 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.key = TorchT7.Stream.Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-                self.value = TorchT7.Stream.Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
+                self.key = TorchT7.Stream.T7Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+                self.value = TorchT7.Stream.T7Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
-                self.key = TorchT7.Stream.Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-                self.value = TorchT7.Stream.Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
+                self.key = TorchT7.Stream.T7Object(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+                self.value = TorchT7.Stream.T7Object(self.long_size, self.key.last_index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):
@@ -378,56 +428,6 @@ class TorchT7(KaitaiStruct):
 
                 self._m_last_index = self.value.last_index
                 return getattr(self, '_m_last_index', None)
-
-
-        class Long(KaitaiStruct):
-            """A C long of the encoding's width.
-            
-            .. seealso::
-               spec/t7.md#t7-long-size
-            """
-            def __init__(self, long_size, _io, _parent=None, _root=None, _is_le=None):
-                super(TorchT7.Stream.Long, self).__init__(_io)
-                self._parent = _parent
-                self._root = _root
-                self._is_le = _is_le
-                self.long_size = long_size
-                self._read()
-
-            def _read(self):
-                if not hasattr(self, '_is_le'):
-                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/long")
-                elif self._is_le == True:
-                    self._read_le()
-                elif self._is_le == False:
-                    self._read_be()
-
-            def _read_le(self):
-                _on = self.long_size
-                if _on == 4:
-                    pass
-                    self.value = self._io.read_s4le()
-                elif _on == 8:
-                    pass
-                    self.value = self._io.read_s8le()
-
-            def _read_be(self):
-                _on = self.long_size
-                if _on == 4:
-                    pass
-                    self.value = self._io.read_s4be()
-                elif _on == 8:
-                    pass
-                    self.value = self._io.read_s8be()
-
-
-            def _fetch_instances(self):
-                pass
-                _on = self.long_size
-                if _on == 4:
-                    pass
-                elif _on == 8:
-                    pass
 
 
         class LuaString(KaitaiStruct):
@@ -468,111 +468,6 @@ class TorchT7(KaitaiStruct):
                 pass
 
 
-        class Object(KaitaiStruct):
-            """One serialized object, File:writeObject's unit; `last_index` is the highest reference index after it.
-            
-            .. seealso::
-               spec/t7.md#t7-type-codes
-            """
-            def __init__(self, long_size, max_index, _io, _parent=None, _root=None, _is_le=None):
-                super(TorchT7.Stream.Object, self).__init__(_io)
-                self._parent = _parent
-                self._root = _root
-                self._is_le = _is_le
-                self.long_size = long_size
-                self.max_index = max_index
-                self._read()
-
-            def _read(self):
-                if not hasattr(self, '_is_le'):
-                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/object")
-                elif self._is_le == True:
-                    self._read_le()
-                elif self._is_le == False:
-                    self._read_be()
-
-            def _read_le(self):
-                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4le())
-                if not isinstance(self.type_code, TorchT7.TypeCode):
-                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/object/seq/0")
-                if self.type_code == TorchT7.TypeCode.number:
-                    pass
-                    self.number = self._io.read_f8le()
-
-                if self.type_code == TorchT7.TypeCode.boolean:
-                    pass
-                    self.boolean = self._io.read_s4le()
-
-                if self.type_code == TorchT7.TypeCode.string:
-                    pass
-                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
-
-                if self.type_code == TorchT7.TypeCode.function:
-                    pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
-                    pass
-                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-
-            def _read_be(self):
-                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4be())
-                if not isinstance(self.type_code, TorchT7.TypeCode):
-                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/object/seq/0")
-                if self.type_code == TorchT7.TypeCode.number:
-                    pass
-                    self.number = self._io.read_f8be()
-
-                if self.type_code == TorchT7.TypeCode.boolean:
-                    pass
-                    self.boolean = self._io.read_s4be()
-
-                if self.type_code == TorchT7.TypeCode.string:
-                    pass
-                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
-
-                if self.type_code == TorchT7.TypeCode.function:
-                    pass
-                    self.function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
-                    pass
-                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
-
-
-
-            def _fetch_instances(self):
-                pass
-                if self.type_code == TorchT7.TypeCode.number:
-                    pass
-
-                if self.type_code == TorchT7.TypeCode.boolean:
-                    pass
-
-                if self.type_code == TorchT7.TypeCode.string:
-                    pass
-                    self.string._fetch_instances()
-
-                if self.type_code == TorchT7.TypeCode.function:
-                    pass
-                    self.function._fetch_instances()
-
-                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
-                    pass
-                    self.indexed._fetch_instances()
-
-
-            @property
-            def last_index(self):
-                """The highest reference index used once this object has been read."""
-                if hasattr(self, '_m_last_index'):
-                    return self._m_last_index
-
-                self._m_last_index = (self.function.last_index if self.type_code == TorchT7.TypeCode.function else (self.indexed.last_index if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function))  else self.max_index))
-                return getattr(self, '_m_last_index', None)
-
-
         class Storage(KaitaiStruct):
             """torch.*Storage's payload (Storage.c write): the element count as a long and the raw elements,
             in the encoding's byte order.  LongStorage elements are as wide as the encoding's long.
@@ -598,14 +493,14 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.num_elements = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_elements = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_elements
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
                 self.data = self._io.read_bytes(self.num_elements.value * self.element_size)
 
             def _read_be(self):
-                self.num_elements = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_elements = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_elements
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_elements, self._io, u"/types/stream/types/storage/seq/0")
@@ -615,6 +510,111 @@ class TorchT7(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.num_elements._fetch_instances()
+
+
+        class T7Object(KaitaiStruct):
+            """One serialized object, File:writeObject's unit; `last_index` is the highest reference index after it.
+            
+            .. seealso::
+               spec/t7.md#t7-type-codes
+            """
+            def __init__(self, long_size, max_index, _io, _parent=None, _root=None, _is_le=None):
+                super(TorchT7.Stream.T7Object, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._is_le = _is_le
+                self.long_size = long_size
+                self.max_index = max_index
+                self._read()
+
+            def _read(self):
+                if not hasattr(self, '_is_le'):
+                    raise kaitaistruct.UndecidedEndiannessError("/types/stream/types/t7_object")
+                elif self._is_le == True:
+                    self._read_le()
+                elif self._is_le == False:
+                    self._read_be()
+
+            def _read_le(self):
+                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4le())
+                if not isinstance(self.type_code, TorchT7.TypeCode):
+                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/t7_object/seq/0")
+                if self.type_code == TorchT7.TypeCode.number:
+                    pass
+                    self.number = self._io.read_f8le()
+
+                if self.type_code == TorchT7.TypeCode.boolean:
+                    pass
+                    self.lua_boolean = self._io.read_s4le()
+
+                if self.type_code == TorchT7.TypeCode.string:
+                    pass
+                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
+
+                if self.type_code == TorchT7.TypeCode.lua_function:
+                    pass
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
+                    pass
+                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+
+            def _read_be(self):
+                self.type_code = KaitaiStream.resolve_enum(TorchT7.TypeCode, self._io.read_s4be())
+                if not isinstance(self.type_code, TorchT7.TypeCode):
+                    raise kaitaistruct.ValidationNotInEnumError(self.type_code, self._io, u"/types/stream/types/t7_object/seq/0")
+                if self.type_code == TorchT7.TypeCode.number:
+                    pass
+                    self.number = self._io.read_f8be()
+
+                if self.type_code == TorchT7.TypeCode.boolean:
+                    pass
+                    self.lua_boolean = self._io.read_s4be()
+
+                if self.type_code == TorchT7.TypeCode.string:
+                    pass
+                    self.string = TorchT7.Stream.LuaString(self._io, self, self._root, self._is_le)
+
+                if self.type_code == TorchT7.TypeCode.lua_function:
+                    pass
+                    self.lua_function = TorchT7.Stream.FunctionBody(self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
+                    pass
+                    self.indexed = TorchT7.Stream.Indexed(self.type_code, self.long_size, self.max_index, self._io, self, self._root, self._is_le)
+
+
+
+            def _fetch_instances(self):
+                pass
+                if self.type_code == TorchT7.TypeCode.number:
+                    pass
+
+                if self.type_code == TorchT7.TypeCode.boolean:
+                    pass
+
+                if self.type_code == TorchT7.TypeCode.string:
+                    pass
+                    self.string._fetch_instances()
+
+                if self.type_code == TorchT7.TypeCode.lua_function:
+                    pass
+                    self.lua_function._fetch_instances()
+
+                if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function)) :
+                    pass
+                    self.indexed._fetch_instances()
+
+
+            @property
+            def last_index(self):
+                """The highest reference index used once this object has been read."""
+                if hasattr(self, '_m_last_index'):
+                    return self._m_last_index
+
+                self._m_last_index = (self.lua_function.last_index if self.type_code == TorchT7.TypeCode.lua_function else (self.indexed.last_index if  ((self.type_code == TorchT7.TypeCode.table) or (self.type_code == TorchT7.TypeCode.torch) or (self.type_code == TorchT7.TypeCode.recur_function) or (self.type_code == TorchT7.TypeCode.legacy_recur_function))  else self.max_index))
+                return getattr(self, '_m_last_index', None)
 
 
         class TableBody(KaitaiStruct):
@@ -699,7 +699,7 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.num_pairs = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_pairs = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_pairs
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_pairs, self._io, u"/types/stream/types/tds_hash/seq/0")
@@ -709,7 +709,7 @@ class TorchT7(KaitaiStruct):
 
 
             def _read_be(self):
-                self.num_pairs = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_pairs = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_pairs
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_pairs, self._io, u"/types/stream/types/tds_hash/seq/0")
@@ -760,23 +760,23 @@ class TorchT7(KaitaiStruct):
                     self._read_be()
 
             def _read_le(self):
-                self.num_items = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_items = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_items
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/stream/types/tds_vec/seq/0")
                 self.items = []
                 for i in range(self.num_items.value):
-                    self.items.append(TorchT7.Stream.Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
+                    self.items.append(TorchT7.Stream.T7Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
 
 
             def _read_be(self):
-                self.num_items = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
+                self.num_items = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
                 _ = self.num_items
                 if not _.value >= 0:
                     raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/stream/types/tds_vec/seq/0")
                 self.items = []
                 for i in range(self.num_items.value):
-                    self.items.append(TorchT7.Stream.Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
+                    self.items.append(TorchT7.Stream.T7Object(self.long_size, (self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root, self._is_le))
 
 
 
@@ -828,14 +828,14 @@ class TorchT7(KaitaiStruct):
                     raise kaitaistruct.ValidationLessThanError(0, self.num_dims, self._io, u"/types/stream/types/tensor/seq/0")
                 self.sizes = []
                 for i in range(self.num_dims):
-                    self.sizes.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.sizes.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
                 self.strides = []
                 for i in range(self.num_dims):
-                    self.strides.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.strides.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
-                self.storage_offset = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
-                self.storage = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.storage_offset = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
+                self.storage = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
                 self.num_dims = self._io.read_s4be()
@@ -843,14 +843,14 @@ class TorchT7(KaitaiStruct):
                     raise kaitaistruct.ValidationLessThanError(0, self.num_dims, self._io, u"/types/stream/types/tensor/seq/0")
                 self.sizes = []
                 for i in range(self.num_dims):
-                    self.sizes.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.sizes.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
                 self.strides = []
                 for i in range(self.num_dims):
-                    self.strides.append(TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le))
+                    self.strides.append(TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le))
 
-                self.storage_offset = TorchT7.Stream.Long(self.long_size, self._io, self, self._root, self._is_le)
-                self.storage = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                self.storage_offset = TorchT7.Stream.CLong(self.long_size, self._io, self, self._root, self._is_le)
+                self.storage = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):
@@ -1010,7 +1010,7 @@ class TorchT7(KaitaiStruct):
                     self.payload = TorchT7.Stream.Tensor(self.long_size, self.index, self._io, self, self._root, self._is_le)
                 else:
                     pass
-                    self.payload = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.payload = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
             def _read_be(self):
                 self.version_or_class = TorchT7.Stream.AsciiString(self._io, self, self._root, self._is_le)
@@ -1123,7 +1123,7 @@ class TorchT7(KaitaiStruct):
                     self.payload = TorchT7.Stream.Tensor(self.long_size, self.index, self._io, self, self._root, self._is_le)
                 else:
                     pass
-                    self.payload = TorchT7.Stream.Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
+                    self.payload = TorchT7.Stream.T7Object(self.long_size, self.index, self._io, self, self._root, self._is_le)
 
 
             def _fetch_instances(self):

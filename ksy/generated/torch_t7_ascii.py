@@ -29,13 +29,13 @@ class TorchT7Ascii(KaitaiStruct):
     """
 
     class TypeCode(IntEnum):
-        nil = 0
+        lua_nil = 0
         number = 1
         string = 2
         table = 3
         torch = 4
         boolean = 5
-        function = 6
+        lua_function = 6
         legacy_recur_function = 7
         recur_function = 8
     def __init__(self, _io, _parent=None, _root=None):
@@ -48,7 +48,7 @@ class TorchT7Ascii(KaitaiStruct):
         self.objects = []
         i = 0
         while not self._io.is_eof():
-            self.objects.append(TorchT7Ascii.Object((0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root))
+            self.objects.append(TorchT7Ascii.T7Object((0 if i == 0 else self.objects[i - 1].last_index), self._io, self, self._root))
             i += 1
 
 
@@ -109,7 +109,7 @@ class TorchT7Ascii(KaitaiStruct):
 
         def _read(self):
             self.bytecode = TorchT7Ascii.LuaString(self._io, self, self._root)
-            self.upvalues = TorchT7Ascii.Object(self.index, self._io, self, self._root)
+            self.upvalues = TorchT7Ascii.T7Object(self.index, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -155,7 +155,7 @@ class TorchT7Ascii(KaitaiStruct):
 
             if  ((self.is_new) and ( ((self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) )) :
                 pass
-                self.function = TorchT7Ascii.FunctionBody(self.index, self._io, self, self._root)
+                self.lua_function = TorchT7Ascii.FunctionBody(self.index, self._io, self, self._root)
 
 
 
@@ -172,7 +172,7 @@ class TorchT7Ascii(KaitaiStruct):
 
             if  ((self.is_new) and ( ((self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) )) :
                 pass
-                self.function._fetch_instances()
+                self.lua_function._fetch_instances()
 
 
         @property
@@ -196,7 +196,7 @@ class TorchT7Ascii(KaitaiStruct):
             if hasattr(self, '_m_last_index'):
                 return self._m_last_index
 
-            self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7Ascii.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7Ascii.TypeCode.torch else self.function.last_index)))
+            self._m_last_index = (self.max_index if (not (self.is_new)) else (self.table.last_index if self.type_code == TorchT7Ascii.TypeCode.table else (self.torch.last_index if self.type_code == TorchT7Ascii.TypeCode.torch else self.lua_function.last_index)))
             return getattr(self, '_m_last_index', None)
 
 
@@ -242,8 +242,8 @@ class TorchT7Ascii(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.key = TorchT7Ascii.Object(self.max_index, self._io, self, self._root)
-            self.value = TorchT7Ascii.Object(self.key.last_index, self._io, self, self._root)
+            self.key = TorchT7Ascii.T7Object(self.max_index, self._io, self, self._root)
+            self.value = TorchT7Ascii.T7Object(self.key.last_index, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -294,85 +294,6 @@ class TorchT7Ascii(KaitaiStruct):
 
 
 
-    class Object(KaitaiStruct):
-        """One serialized object; `last_index` is the highest reference index after it.
-        
-        .. seealso::
-           spec/t7.md#t7-type-codes
-        """
-        def __init__(self, max_index, _io, _parent=None, _root=None):
-            super(TorchT7Ascii.Object, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self.max_index = max_index
-            self._read()
-
-        def _read(self):
-            self.type_code_token = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
-            if not  ((self.type_code_token == u"0") or (self.type_code_token == u"1") or (self.type_code_token == u"2") or (self.type_code_token == u"3") or (self.type_code_token == u"4") or (self.type_code_token == u"5") or (self.type_code_token == u"6") or (self.type_code_token == u"7") or (self.type_code_token == u"8")) :
-                raise kaitaistruct.ValidationNotAnyOfError(self.type_code_token, self._io, u"/types/object/seq/0")
-            if self.type_code == TorchT7Ascii.TypeCode.number:
-                pass
-                self.number = TorchT7Ascii.TokenLine(self._io, self, self._root)
-
-            if self.type_code == TorchT7Ascii.TypeCode.boolean:
-                pass
-                self.boolean = TorchT7Ascii.IntLine(self._io, self, self._root)
-
-            if self.type_code == TorchT7Ascii.TypeCode.string:
-                pass
-                self.string = TorchT7Ascii.LuaString(self._io, self, self._root)
-
-            if self.type_code == TorchT7Ascii.TypeCode.function:
-                pass
-                self.function = TorchT7Ascii.FunctionBody(self.max_index, self._io, self, self._root)
-
-            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
-                pass
-                self.indexed = TorchT7Ascii.Indexed(self.type_code, self.max_index, self._io, self, self._root)
-
-
-
-        def _fetch_instances(self):
-            pass
-            if self.type_code == TorchT7Ascii.TypeCode.number:
-                pass
-                self.number._fetch_instances()
-
-            if self.type_code == TorchT7Ascii.TypeCode.boolean:
-                pass
-                self.boolean._fetch_instances()
-
-            if self.type_code == TorchT7Ascii.TypeCode.string:
-                pass
-                self.string._fetch_instances()
-
-            if self.type_code == TorchT7Ascii.TypeCode.function:
-                pass
-                self.function._fetch_instances()
-
-            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
-                pass
-                self.indexed._fetch_instances()
-
-
-        @property
-        def last_index(self):
-            if hasattr(self, '_m_last_index'):
-                return self._m_last_index
-
-            self._m_last_index = (self.function.last_index if self.type_code == TorchT7Ascii.TypeCode.function else (self.indexed.last_index if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function))  else self.max_index))
-            return getattr(self, '_m_last_index', None)
-
-        @property
-        def type_code(self):
-            if hasattr(self, '_m_type_code'):
-                return self._m_type_code
-
-            self._m_type_code = KaitaiStream.resolve_enum(TorchT7Ascii.TypeCode, int(self.type_code_token))
-            return getattr(self, '_m_type_code', None)
-
-
     class Storage(KaitaiStruct):
         """A storage's element count, then its elements: raw bytes and a newline for Byte and Char
         storages, one line of number tokens for the others.
@@ -421,6 +342,85 @@ class TorchT7Ascii(KaitaiStruct):
                 pass
                 self.tokens._fetch_instances()
 
+
+
+    class T7Object(KaitaiStruct):
+        """One serialized object; `last_index` is the highest reference index after it.
+        
+        .. seealso::
+           spec/t7.md#t7-type-codes
+        """
+        def __init__(self, max_index, _io, _parent=None, _root=None):
+            super(TorchT7Ascii.T7Object, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.max_index = max_index
+            self._read()
+
+        def _read(self):
+            self.type_code_token = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+            if not  ((self.type_code_token == u"0") or (self.type_code_token == u"1") or (self.type_code_token == u"2") or (self.type_code_token == u"3") or (self.type_code_token == u"4") or (self.type_code_token == u"5") or (self.type_code_token == u"6") or (self.type_code_token == u"7") or (self.type_code_token == u"8")) :
+                raise kaitaistruct.ValidationNotAnyOfError(self.type_code_token, self._io, u"/types/t7_object/seq/0")
+            if self.type_code == TorchT7Ascii.TypeCode.number:
+                pass
+                self.number = TorchT7Ascii.TokenLine(self._io, self, self._root)
+
+            if self.type_code == TorchT7Ascii.TypeCode.boolean:
+                pass
+                self.lua_boolean = TorchT7Ascii.IntLine(self._io, self, self._root)
+
+            if self.type_code == TorchT7Ascii.TypeCode.string:
+                pass
+                self.string = TorchT7Ascii.LuaString(self._io, self, self._root)
+
+            if self.type_code == TorchT7Ascii.TypeCode.lua_function:
+                pass
+                self.lua_function = TorchT7Ascii.FunctionBody(self.max_index, self._io, self, self._root)
+
+            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
+                pass
+                self.indexed = TorchT7Ascii.Indexed(self.type_code, self.max_index, self._io, self, self._root)
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.type_code == TorchT7Ascii.TypeCode.number:
+                pass
+                self.number._fetch_instances()
+
+            if self.type_code == TorchT7Ascii.TypeCode.boolean:
+                pass
+                self.lua_boolean._fetch_instances()
+
+            if self.type_code == TorchT7Ascii.TypeCode.string:
+                pass
+                self.string._fetch_instances()
+
+            if self.type_code == TorchT7Ascii.TypeCode.lua_function:
+                pass
+                self.lua_function._fetch_instances()
+
+            if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function)) :
+                pass
+                self.indexed._fetch_instances()
+
+
+        @property
+        def last_index(self):
+            if hasattr(self, '_m_last_index'):
+                return self._m_last_index
+
+            self._m_last_index = (self.lua_function.last_index if self.type_code == TorchT7Ascii.TypeCode.lua_function else (self.indexed.last_index if  ((self.type_code == TorchT7Ascii.TypeCode.table) or (self.type_code == TorchT7Ascii.TypeCode.torch) or (self.type_code == TorchT7Ascii.TypeCode.recur_function) or (self.type_code == TorchT7Ascii.TypeCode.legacy_recur_function))  else self.max_index))
+            return getattr(self, '_m_last_index', None)
+
+        @property
+        def type_code(self):
+            if hasattr(self, '_m_type_code'):
+                return self._m_type_code
+
+            self._m_type_code = KaitaiStream.resolve_enum(TorchT7Ascii.TypeCode, int(self.type_code_token))
+            return getattr(self, '_m_type_code', None)
 
 
     class TableBody(KaitaiStruct):
@@ -525,7 +525,7 @@ class TorchT7Ascii(KaitaiStruct):
                 raise kaitaistruct.ValidationExprError(self.num_items, self._io, u"/types/tds_vec/seq/0")
             self.items = []
             for i in range(self.num_items.value):
-                self.items.append(TorchT7Ascii.Object((self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root))
+                self.items.append(TorchT7Ascii.T7Object((self.index if i == 0 else self.items[i - 1].last_index), self._io, self, self._root))
 
 
 
@@ -567,7 +567,7 @@ class TorchT7Ascii(KaitaiStruct):
             self.sizes = TorchT7Ascii.TokenArray(self.num_dims.value, self._io, self, self._root)
             self.strides = TorchT7Ascii.TokenArray(self.num_dims.value, self._io, self, self._root)
             self.storage_offset = TorchT7Ascii.IntLine(self._io, self, self._root)
-            self.storage = TorchT7Ascii.Object(self.index, self._io, self, self._root)
+            self.storage = TorchT7Ascii.T7Object(self.index, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -611,7 +611,7 @@ class TorchT7Ascii(KaitaiStruct):
 
             if self.num_items > 0:
                 pass
-                self.last = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
+                self.last_token = (self._io.read_bytes_term(10, False, True, True)).decode(u"ASCII")
 
 
 
@@ -772,7 +772,7 @@ class TorchT7Ascii(KaitaiStruct):
                 self.payload = TorchT7Ascii.Tensor(self.index, self._io, self, self._root)
             else:
                 pass
-                self.payload = TorchT7Ascii.Object(self.index, self._io, self, self._root)
+                self.payload = TorchT7Ascii.T7Object(self.index, self._io, self, self._root)
 
 
         def _fetch_instances(self):

@@ -19,8 +19,9 @@ sys.path.insert(0, str(ROOT / "ksy" / "generated"))
 from python_pickle import PythonPickle  # noqa: E402
 from torchfmt.pickle import opcodes  # noqa: E402
 
-# Enum ids the compiler cannot emit verbatim: `global` is a Python keyword, so the grammar says global_.
-SPELLING = {"global_": "global"}
+# Enum ids no target may spell verbatim (`global` is a Python keyword, `tuple` a Nim one; the compiler
+# escapes no keyword, test_ksy_ids.py), so the grammar spells them with a suffix.
+SPELLING = {"global_opcode": "global", "tuple_opcode": "tuple"}
 
 
 def _grammar_opcodes() -> dict[str, int]:

@@ -28,7 +28,7 @@ needs_corpus = pytest.mark.skipif(not LUA_TORCH.is_dir(), reason="../shared/corp
 
 # Top-level type code the canonical description's value type implies (spec/t7.md#t7-type-codes).
 CODE_FOR_TYPE = {
-    "none": {"nil"},
+    "none": {"lua_nil"},
     "float": {"number"},
     "bool": {"boolean"},
     "str": {"string"},
@@ -37,7 +37,7 @@ CODE_FOR_TYPE = {
     "torch_object": {"torch"},
     "tensor": {"torch"},
     "storage": {"torch"},
-    "function": {"function", "legacy_recur_function", "recur_function"},
+    "function": {"lua_function", "legacy_recur_function", "recur_function"},
 }
 
 

@@ -33,7 +33,7 @@ class Decline(Exception):
 #: it) -> the code; the first match wins.  Anything not listed is ``bad-value``.
 _VALIDATION_CODES: tuple[tuple[str, str], ...] = (
     # torch_t7.ksy / torch_t7_ascii.ksy
-    ("/types/object/seq/0", "bad-type-code"),  # type_code (binary) / type_code_token (ascii)
+    ("/types/t7_object/seq/0", "bad-type-code"),  # type_code (binary) / type_code_token (ascii)
     ("/types/indexed/seq/0", "bad-reference"),  # the reference index
     ("/types/lua_string/seq/0", "bad-length"),
     ("/types/ascii_string/seq/0", "bad-length"),

@@ -105,7 +105,7 @@ def op_size(op: Any, width: int | None) -> int:
     if kind in _LENGTH_FIELD:
         return 1 + _LENGTH_FIELD[kind] + arg.len
     if kind == "GlobalPair":
-        return 1 + len(arg.module.encode("utf-8")) + len(arg.name.encode("utf-8")) + 2
+        return 1 + len(arg.module_name.encode("utf-8")) + len(arg.name.encode("utf-8")) + 2
     if kind in ("DecimalLine", "TextLine"):
         return 1 + len(arg.value.encode("utf-8")) + 1
     if kind == "RawLine":
@@ -519,7 +519,7 @@ class Machine:
         return Global(module, name)
 
     def op_GLOBAL(self, arg: Any) -> None:
-        self.push(self.global_(arg.module, arg.name))
+        self.push(self.global_(arg.module_name, arg.name))
 
     def op_STACK_GLOBAL(self, arg: Any) -> None:
         name = self.pop()
@@ -612,7 +612,7 @@ class Machine:
         self.push(self.call(cls, args, newobj=True))
 
     def op_INST(self, arg: Any) -> None:
-        g = self.global_(arg.module, arg.name)
+        g = self.global_(arg.module_name, arg.name)
         self.push(self.call(g, tuple(self.pop_mark())))
 
     def op_OBJ(self, arg: Any) -> None:

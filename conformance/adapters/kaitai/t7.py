@@ -28,7 +28,7 @@ from .values import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 HINT_ENV = {"mode": "TORCHFMT_T7_MODE", "long_size": "TORCHFMT_T7_LONG_SIZE",
             "byte_order": "TORCHFMT_T7_BYTE_ORDER"}
 ASCII_START = frozenset(b" \t\n\v\f\r+-0123456789")
-FUNCTION_KINDS = {"function": "function", "legacy_recur_function": "legacy_recursive",
+FUNCTION_KINDS = {"lua_function": "function", "legacy_recur_function": "legacy_recursive",
                   "recur_function": "recursive"}
 #: spec/canonical.md's reader-limits table (spec/t7.md#t7-limits, #t7-tensor).
 LIMITS = limits()
@@ -184,7 +184,7 @@ class Builder:
         return x.value if hasattr(x, "value") else x
 
     def _tokens(self, arr: Any) -> list[str]:
-        return [*getattr(arr, "leading", []), *([arr.last] if hasattr(arr, "last") else [])]
+        return [*getattr(arr, "leading", []), *([arr.last_token] if hasattr(arr, "last_token") else [])]
 
     def _ints(self, x: Any, n: int) -> list[int]:
         if self.ascii:
@@ -197,19 +197,19 @@ class Builder:
         if self.objects > MAX_OBJECTS:
             raise Reject("limit-exceeded", f"the stream holds more than {MAX_OBJECTS} objects")
         tc = o.type_code.name
-        if tc == "nil":
+        if tc == "lua_nil":
             return None
         if tc == "number":
             return c_double(o.number.text) if self.ascii else o.number
         if tc == "boolean":
-            flag = self._int(o.boolean)
+            flag = self._int(o.lua_boolean)
             if flag not in (0, 1):
                 raise Reject("bad-value", f"boolean {flag} is neither 0 nor 1")
             return flag == 1
         if tc == "string":
             return _lua_string(o.string.value)
-        if tc == "function":
-            return self.function(o.function, tc, None)
+        if tc == "lua_function":
+            return self.function(o.lua_function, tc, None)
         ix = o.indexed
         idx = ix.index
         if not ix.is_new:
@@ -218,7 +218,7 @@ class Builder:
             return self.table(ix.table, idx)
         if tc == "torch":
             return self.torch(ix.torch, idx)
-        return self.function(ix.function, tc, idx)
+        return self.function(ix.lua_function, tc, idx)
 
     def reference(self, tc: str, idx: int) -> Any:
         obj = self.index.get(idx)
@@ -414,7 +414,7 @@ def _frame_error(obj: Any) -> Reject | None:
         parent = getattr(obj, "_parent", None)
         pkind = type(parent).__name__
         code = getattr(getattr(obj, "type_code", None), "name", None)
-        if kind == "Object" and code is not None:
+        if kind == "T7Object" and code is not None:
             if pkind == "TorchObject" and not hasattr(parent, "payload") and code != "table" \
                     and _class_info(parent.class_name)[0] == "generic":
                 return Reject("bad-value", f"the payload of torch class {parent.class_name} starts with type "
@@ -422,7 +422,7 @@ def _frame_error(obj: Any) -> Reject | None:
                                            "write() is not readable generically)")
             if pkind == "FunctionBody" and not hasattr(parent, "upvalues") and code != "table":
                 return Reject("bad-value", f"a function's upvalues start with type code {code}, not a table")
-            if pkind == "Tensor" and not hasattr(parent, "storage") and code not in ("nil", "torch"):
+            if pkind == "Tensor" and not hasattr(parent, "storage") and code not in ("lua_nil", "torch"):
                 return Reject("bad-value", f"a tensor's storage starts with type code {code}, not a storage")
         if kind == "TorchObject" and hasattr(obj, "version_or_class") \
                 and (not obj.has_version or hasattr(obj, "class_after_version")) and not obj.class_name:
@@ -431,7 +431,7 @@ def _frame_error(obj: Any) -> Reject | None:
             seen: set[Any] = set()
             for kv in obj.pairs:  # the pairs read in full so far: nil, NaN and repeated simple keys
                 kc = kv.key.type_code.name
-                if kc == "nil":
+                if kc == "lua_nil":
                     return Reject("bad-value", "a table key is nil")
                 if kc == "number":
                     number = kv.key.number
@@ -448,8 +448,8 @@ def _frame_error(obj: Any) -> Reject | None:
                 seen.add(ident)
         if kind == "Tensor" and hasattr(obj, "storage_offset"):
             if hasattr(obj.sizes, "num_items"):  # ascii token arrays
-                toks = (*getattr(obj.sizes, "leading", []), getattr(obj.sizes, "last", "0"),
-                        *getattr(obj.strides, "leading", []), getattr(obj.strides, "last", "0"))
+                toks = (*getattr(obj.sizes, "leading", []), getattr(obj.sizes, "last_token", "0"),
+                        *getattr(obj.strides, "leading", []), getattr(obj.strides, "last_token", "0"))
                 longs = [int(t) for t in toks]
             else:
                 longs = [v.value for v in (*obj.sizes, *obj.strides)]
@@ -495,12 +495,12 @@ class _Attempt:
         io = KaitaiStream(f)
         if mode == "ascii":
             def parse_object(max_index: int) -> Any:
-                return torch_t7_ascii.TorchT7Ascii.Object(max_index, io, None, None)
+                return torch_t7_ascii.TorchT7Ascii.T7Object(max_index, io, None, None)
         else:
             root = torch_t7.TorchT7(io)
 
             def parse_object(max_index: int) -> Any:
-                return torch_t7.TorchT7.Stream.Object(long_size, max_index, io, None, root,
+                return torch_t7.TorchT7.Stream.T7Object(long_size, max_index, io, None, root,
                                                       byte_order != "big")
         b = Builder(mode == "ascii", long_size, byte_order == "big")
         values: list[Any] = []
