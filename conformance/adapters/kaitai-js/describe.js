@@ -250,6 +250,7 @@ class Describer {
       case 'string': return { type: 'str', value: v };
       default: break;
     }
+    if (v instanceof V.PyNaN) return { type: 'float', value: 'nan' };
     if (v instanceof V.PyBytes || v instanceof V.PyByteArray) return { type: 'bytes', hex: Buffer.from(v.b).toString('hex') };
     if (v instanceof V.PyList) return { type: 'list', items: v.items.map((x) => this.emit(x)) };
     if (v instanceof V.PyTuple) return { type: 'tuple', items: v.items.map((x) => this.emit(x)) };

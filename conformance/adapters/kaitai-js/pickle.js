@@ -175,9 +175,9 @@ class Machine {
     if (!Number.isFinite(value) && !Number.isNaN(value) && !text.toLowerCase().includes('inf')) {
       throw this.fail(`${JSON.stringify(text.slice(0, 40))} does not fit a double`, 'bad-value');
     }
-    this.push(value);
+    this.push(Number.isNaN(value) ? new V.PyNaN() : value);
   }
-  op_BINFLOAT(arg) { this.push(arg); }
+  op_BINFLOAT(arg) { this.push(Number.isNaN(arg) ? new V.PyNaN() : arg); }
   op_STRING(arg) {
     const raw = arg.value;
     if (raw.length < 2 || raw[0] !== raw[raw.length - 1] || (raw[0] !== 0x27 && raw[0] !== 0x22)) {
@@ -362,7 +362,7 @@ class Machine {
     if (entry === undefined || !this.scopes.has(entry.scope)) throw this.fail(`${qualname} is not in the allowlist`, 'unsafe-global');
     return new V.Global(module, name);
   }
-  op_GLOBAL(arg) { this.push(this.global(arg.module, arg.name)); }
+  op_GLOBAL(arg) { this.push(this.global(arg.moduleName, arg.name)); }
   op_STACK_GLOBAL() {
     const name = this.pop();
     const module = this.pop();
@@ -445,7 +445,7 @@ class Machine {
     this.push(this.call(cls, args, { newobj: true }));
   }
   op_INST(arg) {
-    const g = this.global(arg.module, arg.name);
+    const g = this.global(arg.moduleName, arg.name);
     this.push(this.call(g, new V.PyTuple(this.popMark())));
   }
   op_OBJ() {

@@ -46,6 +46,7 @@ function safetensors(head) {
 }
 
 function read(path) {
+  V.resetKeys();
   const buf = new Uint8Array(fs.readFileSync(path));
   if (!buf.length) throw new V.Reject('truncated', 'empty file');
   const what = notACheckpoint(buf);

@@ -39,7 +39,7 @@ const KINDS = {
   any: () => true,
   int: (v) => typeof v === 'bigint',
   bool: (v) => typeof v === 'boolean',
-  number: (v) => typeof v === 'bigint' || typeof v === 'number',
+  number: (v) => typeof v === 'bigint' || V.isFloat(v),
   str: (v) => typeof v === 'string',
   ints: isInts,
   size_items: (v) => isInts(v) || (seq(v) !== null && seq(v).every((x) => typeof x === 'bigint' || typeof x === 'boolean')),
@@ -231,7 +231,7 @@ function buildTensor(t, state, m) {
 
 function channelValues(m, v, dtypeName) {
   if (v instanceof V.Tensor) return v;
-  if (!(v instanceof V.PyList && v.items.every((x) => typeof x === 'bigint' || typeof x === 'number'))) {
+  if (!(v instanceof V.PyList && v.items.every((x) => typeof x === 'bigint' || V.isFloat(x)))) {
     throw m.fail('per-channel scales/zero points must be a tensor or a list');
   }
   const dtype = DTYPES[dtypeName];
@@ -256,7 +256,7 @@ function rebuildQtensor(a, m) {
   if (!(g instanceof V.Global && g.module === 'torch' && QSCHEMES.includes(g.name))) throw m.fail(`${V.typeName(g)} is not a torch qscheme`, 'bad-value');
   let scheme = g.name;
   if (scheme === 'per_tensor_affine') {
-    if (qp.length !== 3 || !['bigint', 'number'].includes(typeof qp[1]) || typeof qp[2] !== 'bigint') {
+    if (qp.length !== 3 || !(typeof qp[1] === 'bigint' || V.isFloat(qp[1])) || typeof qp[2] !== 'bigint') {
       throw m.fail('per_tensor_affine parameters must be (qscheme, scale, zero_point)');
     }
     if (!(-I63 <= qp[2] && qp[2] < I63)) throw m.fail('a zero point that does not fit an int64', 'bad-value');

@@ -24,6 +24,11 @@ class Decline extends Error {
 
 class Unhashable extends Error {}
 
+/** A NaN float: Python finds a NaN key by identity only (the same object, from the memo or DUP), which a
+ * JavaScript number has not; every NaN the machine makes is one of these (spec/pickle.md#pickle-keys). */
+class PyNaN { valueOf() { return NaN; } }
+const isFloat = (v) => typeof v === 'number' || v instanceof PyNaN;
+
 class PyBytes { constructor(b) { this.b = b; } }
 class PyByteArray { constructor(b) { this.b = b; } }
 class PyList { constructor(items = []) { this.items = items; } }
@@ -113,10 +118,22 @@ let nextIdentity = 0;
 const keyCache = new WeakMap();
 
 function numberKey(x) {
-  if (Number.isNaN(x)) return `nan${nextIdentity++}`; // a NaN equals no other value
+  if (Number.isNaN(x)) return `nan${nextIdentity++}`; // a NaN equals no other value (PyNaN: by identity)
   if (Number.isInteger(x)) return 'i' + BigInt(x).toString();
   return 'f' + String(x);
 }
+
+/** Composite keys name their parts' keys by number: a key of nested tuples grows with its items, not
+ * with its depth. */
+const interned = new Map();
+function intern(key) {
+  let n = interned.get(key);
+  if (n === undefined) interned.set(key, n = interned.size);
+  return n;
+}
+
+/** Forget the numbers of the last file's keys (each file is read afresh). */
+function resetKeys() { interned.clear(); }
 
 /** The string equal Python keys share; Unhashable for a list, dict, set or bytearray. */
 function pyKey(v) {
@@ -132,15 +149,15 @@ function pyKey(v) {
   if (cached !== undefined) return cached;
   let key;
   if (v instanceof PyBytes) key = 'b' + Buffer.from(v.b).toString('hex');
-  else if (v instanceof PyTuple) key = 't' + JSON.stringify(v.items.map(pyKey));
-  else if (v instanceof PyFrozenSet) key = 'F' + JSON.stringify([...v.map.keys()].sort());
+  else if (v instanceof PyTuple) key = 't' + v.items.map((x) => intern(pyKey(x))).join(',');
+  else if (v instanceof PyFrozenSet) key = 'F' + [...v.map.keys()].map(intern).sort((a, b) => a - b).join(',');
   else if (v instanceof Global) key = 'g' + JSON.stringify([v.module, v.name]);
   else if (v instanceof Opaque && v.className === 'torch.Size' && v.args.length === 1 && v.args[0] instanceof PyTuple) {
     key = pyKey(v.args[0]);
   } else if (v instanceof Opaque && v.className === 'builtins.complex' && v.args.length === 2) {
     key = v.args[1] === 0 ? numberKey(v.args[0]) : 'c' + JSON.stringify(v.args.map(numberKey));
   } else if (v instanceof Opaque && v.className === 'torch.device') {
-    key = 'd' + JSON.stringify(v.args.map(pyKey));
+    key = 'd' + v.args.map((x) => intern(pyKey(x))).join(',');
   } else if (v instanceof PyList || v instanceof PyDict || v instanceof PySet || v instanceof PyByteArray) {
     throw new Unhashable(typeName(v));
   } else {
@@ -162,6 +179,7 @@ function typeName(v) {
     case 'string': return 'str';
     default: break;
   }
+  if (v instanceof PyNaN) return 'float';
   const names = [[PyBytes, 'bytes'], [PyByteArray, 'bytearray'], [PyList, 'list'], [PyTuple, 'tuple'],
     [ODict, 'ODict'], [PyDict, 'dict'], [PyFrozenSet, 'frozenset'], [PySet, 'set'], [Storage, 'Storage'],
     [Tensor, 'Tensor'], [Global, 'Global'], [Opaque, 'Opaque']];
@@ -169,6 +187,6 @@ function typeName(v) {
   return v.constructor ? v.constructor.name : 'object';
 }
 
-module.exports = { Reject, Decline, Unhashable, PyBytes, PyByteArray, PyList, PyTuple, PyDict, ODict, PySet,
+module.exports = { resetKeys, PyNaN, isFloat, Reject, Decline, Unhashable, PyBytes, PyByteArray, PyList, PyTuple, PyDict, ODict, PySet,
   PyFrozenSet, Global, Opaque, Storage, Tensor, QuantizedTensor, MetaTensor, SparseTensor, LuaTable, TorchObject,
   LuaFunction, replace, pyKey, typeName };
