@@ -1,6 +1,5 @@
 'use strict';
-// The generated JavaScript parsers of ksy/*.ksy (ksy/generated/javascript/, or $TORCHFMT_KAITAI_JS_PARSERS
-// while they are not committed) on the pinned Kaitai runtime (package-lock.json: kaitai-struct 0.11.0,
+// The generated JavaScript parsers of ksy/*.ksy (parsersDir) on the pinned Kaitai runtime (package-lock.json: kaitai-struct 0.11.0,
 // installed by ./setup and found through NODE_PATH), and the mapping of the runtime's exceptions to the
 // closest code (spec/canonical.md#canonical-error-codes).  The JS runtime's validation errors carry no
 // src_path, so the caller names what it was reading.
@@ -8,7 +7,19 @@ const path = require('node:path');
 const { ROOT } = require('./facts.js');
 const V = require('./values.js');
 
-const DIR = process.env.TORCHFMT_KAITAI_JS_PARSERS || path.join(ROOT, 'ksy', 'generated', 'javascript');
+const fs = require('node:fs');
+const os = require('node:os');
+
+/** Where the parsers are: $TORCHFMT_KAITAI_JS_PARSERS, the committed ksy/generated/javascript/, or what
+ * ./setup compiled from ksy/*.ksy with the pinned compiler while none are committed. */
+function parsersDir() {
+  if (process.env.TORCHFMT_KAITAI_JS_PARSERS) return process.env.TORCHFMT_KAITAI_JS_PARSERS;
+  const committed = path.join(ROOT, 'ksy', 'generated', 'javascript');
+  if (fs.existsSync(path.join(committed, 'PythonPickle.js'))) return committed;
+  const home = process.env.TORCHFMT_ADAPTERS_HOME || path.join(os.homedir(), '.cache', 'torchfmt', 'adapters');
+  return path.join(home, 'kaitai-js', 'parsers');
+}
+const DIR = parsersDir();
 const KaitaiStream = require('kaitai-struct/KaitaiStream');
 const load = (name) => require(path.join(DIR, `${name}.js`));
 const cache = {};

@@ -18,7 +18,14 @@ HOME = Path(ADAPTERS) / "kaitai-js"
 MODULES = HOME / "node_modules"
 #: V8 reserves far more address space than it uses; a 1 GiB heap keeps it under the harness's RLIMIT_AS,
 #: and a larger stack lets the generated parsers recurse through deep files.
-NODE_FLAGS = ["--max-old-space-size=1024", "--stack-size=8000"]
+NODE_FLAGS = ["--max-old-space-size=1024", "--stack-size=4000"]
+
+
+def parser_dirs() -> list[Path]:
+    """Where parsers.js looks for the generated parsers, in its order."""
+    named = os.environ.get("TORCHFMT_KAITAI_JS_PARSERS")
+    return [*([Path(named)] if named else []), HERE.parents[2] / "ksy" / "generated" / "javascript",
+            HOME / "parsers"]
 
 
 def command(node: str, *args: str) -> list[str]:
@@ -34,6 +41,9 @@ def main(argv: list[str]) -> int:
     if argv[1:] == ["--probe"]:
         if node is None or not (MODULES / "kaitai-struct" / "KaitaiStream.js").is_file():
             print(f"kaitai-struct 0.11.0 not installed under {HOME} (run its setup), or no node")
+            return 1
+        if not any((d / "PythonPickle.js").is_file() for d in parser_dirs()):
+            print("no generated JavaScript parsers (ksy/generated/javascript/, or run its setup)")
             return 1
         version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
         print(f"kaitai-js (kaitai-struct 0.11.0) on node {version}")
