@@ -21,8 +21,8 @@ const NUMBER_TEXT = {
   PUT: /^-?[0-9]+$/,
   FLOAT: /^[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)$/i,
 };
-const LONG4 = 0x8a + 1;
-const MARK = Symbol('mark');
+/** Opcode bytes by name, from the spec's table. */
+const CODE = Object.fromEntries([...OPCODES].map(([byte, op]) => [op.name, byte]));
 
 function decimal(text, what) {
   if (!NUMBER_TEXT[what].test(text)) {
@@ -67,7 +67,7 @@ function* opsFrom(io, record = false) {
     }
     op.size = io.pos - start;
     yield op;
-    if (op.code === 0x2e) return;
+    if (op.code === CODE.STOP) return;
   }
 }
 
@@ -77,7 +77,7 @@ function opFailure(e, io, start) {
   const K = parsers.KaitaiStream;
   if (e instanceof K.ValidationNotInEnumError) return new V.Reject('bad-opcode', `opcode 0x${e.actual.toString(16).padStart(2, '0')} is not in the table`);
   const code = io.size > start ? new Uint8Array(io.buffer, io.byteOffset + start, 1)[0] : -1;
-  if (code === LONG4 - 1 + 1 && io.size >= start + 5) {
+  if (code === CODE.LONG4 && io.size >= start + 5) {
     const len = new DataView(io.buffer, io.byteOffset + start + 1, 4).getInt32(0, true);
     if (len > MAX_INT_BYTES) return new V.Reject('limit-exceeded', `LONG4: an integer of ${len} bytes (limit ${MAX_INT_BYTES})`);
   }
@@ -146,7 +146,6 @@ class Machine {
   }
   push(v) { this.stack.push(v); }
 
-  str(text) { return text; }
   utf8(raw, opts) {
     try { return T.utf8(raw, opts); } catch (e) {
       if (!(e instanceof T.TextError)) throw e;

@@ -3,16 +3,14 @@
 // (zip checkpoints and TorchScript archives), pytorch_legacy.ksy (the legacy stream), pytorch_tar.ksy
 // (torch 0.1.x), each pickle through python_pickle.ksy's `op` and pickle.js.  What the grammars leave to a
 // reader is here: what a persistent id names, which records must exist and agree, how many storages follow.
-const { BY_STORAGE_CLASS, DTYPES, LIMITS } = require('./facts.js');
+const { BY_STORAGE_CLASS, DTYPES } = require('./facts.js');
 const V = require('./values.js');
 const P = require('./parsers.js');
 const { Machine, opsFrom } = require('./pickle.js');
-const rebuild = require('./rebuild.js');
 
 const K = P.KaitaiStream;
 const LEGACY_MAGIC = 0x1950A86A20F9469CFC6Cn;
 const LEGACY_PROTOCOL = 1001n;
-const TAR_PROTOCOL = 1000n;
 const TYPE_SIZES = { short: [2n], int: [4n], long: [4n, 8n] };
 const UNTYPED = ['torch.storage.UntypedStorage'];
 const DECIMAL = /^[0-9]{1,20}\n?$/;

@@ -82,8 +82,18 @@ function answer(path) {
 
 const oneLine = (s) => s.split(/\s+/).join(' ');
 
+/** All of `text` on file descriptor `fd`, however the pipe takes it (a full pipe may refuse a write). */
+function writeAll(fd, text) {
+  const buf = Buffer.from(text, 'utf8');
+  for (let at = 0; at < buf.length;) {
+    try { at += fs.writeSync(fd, buf, at); } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
 async function batch() {
-  const out = fs.openSync('/dev/stdout', 'w');
   console.log = console.error; // answers only on stdout
   const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of rl) {
@@ -94,7 +104,7 @@ async function batch() {
     const [status, text, err] = answer(request.path);
     const head = `{"id": ${JSON.stringify(request.id)}, "status": ${status}`;
     const body = status === 0 ? `, "description": ${text}}\n` : `, "error": ${JSON.stringify(oneLine(err))}}\n`;
-    fs.writeSync(out, head + body);
+    writeAll(1, head + body);
   }
 }
 
@@ -106,8 +116,8 @@ function main(argv) {
     return null;
   }
   const [status, text, err] = answer(argv[0]);
-  if (status === 0) fs.writeSync(1, text + '\n');
-  else fs.writeSync(2, oneLine(err) + '\n');
+  if (status === 0) writeAll(1, text + '\n');
+  else writeAll(2, oneLine(err) + '\n');
   process.exitCode = status;
   return null;
 }
