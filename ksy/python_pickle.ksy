@@ -44,7 +44,10 @@ types:
         valid:
           in-enum: true
       - id: arg
-        doc: The argument, whose layout the opcode fixes; absent for opcodes that take none.
+        doc: |
+          The argument of the opcodes whose argument is a structure (lines, length-prefixed bytes); the
+          number arguments are `int_arg`, `u4_arg`, `u8_arg` and `float_arg`.  One switch mixing number and user types has
+          no common type in C++ (kaitai-struct-compiler 0.11's cpp_stl refuses it), so there are three.
         type:
           switch-on: code
           cases:
@@ -59,20 +62,6 @@ types:
             opcode::persid: text_line
             opcode::global_opcode: global_pair
             opcode::inst: global_pair
-            # fixed-width integers
-            opcode::binint: s4
-            opcode::binint1: u1
-            opcode::binint2: u2
-            opcode::binget: u1
-            opcode::long_binget: u4
-            opcode::binput: u1
-            opcode::long_binput: u4
-            opcode::ext1: u1
-            opcode::ext2: u2
-            opcode::ext4: s4
-            opcode::proto: u1
-            opcode::frame: u8
-            opcode::binfloat: f8be
             # length-prefixed integers (two's complement, little-endian)
             opcode::long1: bytes_u1
             opcode::long4: bytes_s4
@@ -87,6 +76,35 @@ types:
             opcode::short_binunicode: unicode_u1
             opcode::binunicode: unicode_u4
             opcode::binunicode8: unicode_u8
+      - id: int_arg
+        doc: |
+          The integer argument that fits a signed 32-bit integer (memo keys of BINGET/BINPUT, BININT*,
+          EXT*, PROTO).  The wider ones are `u4_arg` and `u8_arg`: the compiler gives a switch over
+          integer types one type, int32 in C++ and Java, which would cut them.
+        type:
+          switch-on: code
+          cases:
+            opcode::binint: s4
+            opcode::binint1: u1
+            opcode::binint2: u2
+            opcode::binget: u1
+            opcode::binput: u1
+            opcode::ext1: u1
+            opcode::ext2: u2
+            opcode::ext4: s4
+            opcode::proto: u1
+      - id: u4_arg
+        doc: LONG_BINGET's and LONG_BINPUT's unsigned 4-byte memo key.
+        type: u4
+        if: code == opcode::long_binget or code == opcode::long_binput
+      - id: u8_arg
+        doc: FRAME's 8-byte length.
+        type: u8
+        if: code == opcode::frame
+      - id: float_arg
+        doc: BINFLOAT's 8-byte big-endian IEEE 754 double.
+        type: f8be
+        if: code == opcode::binfloat
   decimal_line:
     doc: A protocol 0 decimal (INT, LONG with its trailing 'L', FLOAT, GET, PUT) ending in a newline.
     doc-ref: spec/pickle.md#pickle-opcodes

@@ -278,24 +278,6 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.binbytes8:
                 pass
                 self.arg = PythonPickle.BytesU8(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.binfloat:
-                pass
-                self.arg = self._io.read_f8be()
-            elif _on == PythonPickle.Opcode.binget:
-                pass
-                self.arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.binint:
-                pass
-                self.arg = self._io.read_s4le()
-            elif _on == PythonPickle.Opcode.binint1:
-                pass
-                self.arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.binint2:
-                pass
-                self.arg = self._io.read_u2le()
-            elif _on == PythonPickle.Opcode.binput:
-                pass
-                self.arg = self._io.read_u1()
             elif _on == PythonPickle.Opcode.binstring:
                 pass
                 self.arg = PythonPickle.BytesS4(self._io, self, self._root)
@@ -308,21 +290,9 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.bytearray8:
                 pass
                 self.arg = PythonPickle.BytesU8(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.ext1:
-                pass
-                self.arg = self._io.read_u1()
-            elif _on == PythonPickle.Opcode.ext2:
-                pass
-                self.arg = self._io.read_u2le()
-            elif _on == PythonPickle.Opcode.ext4:
-                pass
-                self.arg = self._io.read_s4le()
             elif _on == PythonPickle.Opcode.float:
                 pass
                 self.arg = PythonPickle.DecimalLine(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.frame:
-                pass
-                self.arg = self._io.read_u8le()
             elif _on == PythonPickle.Opcode.get:
                 pass
                 self.arg = PythonPickle.DecimalLine(self._io, self, self._root)
@@ -344,18 +314,9 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.long4:
                 pass
                 self.arg = PythonPickle.BytesS4(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.long_binget:
-                pass
-                self.arg = self._io.read_u4le()
-            elif _on == PythonPickle.Opcode.long_binput:
-                pass
-                self.arg = self._io.read_u4le()
             elif _on == PythonPickle.Opcode.persid:
                 pass
                 self.arg = PythonPickle.TextLine(self._io, self, self._root)
-            elif _on == PythonPickle.Opcode.proto:
-                pass
-                self.arg = self._io.read_u1()
             elif _on == PythonPickle.Opcode.put:
                 pass
                 self.arg = PythonPickle.DecimalLine(self._io, self, self._root)
@@ -374,6 +335,46 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.unicode:
                 pass
                 self.arg = PythonPickle.RawLine(self._io, self, self._root)
+            _on = self.code
+            if _on == PythonPickle.Opcode.binget:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.binint:
+                pass
+                self.int_arg = self._io.read_s4le()
+            elif _on == PythonPickle.Opcode.binint1:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.binint2:
+                pass
+                self.int_arg = self._io.read_u2le()
+            elif _on == PythonPickle.Opcode.binput:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.ext1:
+                pass
+                self.int_arg = self._io.read_u1()
+            elif _on == PythonPickle.Opcode.ext2:
+                pass
+                self.int_arg = self._io.read_u2le()
+            elif _on == PythonPickle.Opcode.ext4:
+                pass
+                self.int_arg = self._io.read_s4le()
+            elif _on == PythonPickle.Opcode.proto:
+                pass
+                self.int_arg = self._io.read_u1()
+            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
+                pass
+                self.u4_arg = self._io.read_u4le()
+
+            if self.code == PythonPickle.Opcode.frame:
+                pass
+                self.u8_arg = self._io.read_u8le()
+
+            if self.code == PythonPickle.Opcode.binfloat:
+                pass
+                self.float_arg = self._io.read_f8be()
+
 
 
         def _fetch_instances(self):
@@ -385,18 +386,6 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.binbytes8:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.binfloat:
-                pass
-            elif _on == PythonPickle.Opcode.binget:
-                pass
-            elif _on == PythonPickle.Opcode.binint:
-                pass
-            elif _on == PythonPickle.Opcode.binint1:
-                pass
-            elif _on == PythonPickle.Opcode.binint2:
-                pass
-            elif _on == PythonPickle.Opcode.binput:
-                pass
             elif _on == PythonPickle.Opcode.binstring:
                 pass
                 self.arg._fetch_instances()
@@ -409,17 +398,9 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.bytearray8:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.ext1:
-                pass
-            elif _on == PythonPickle.Opcode.ext2:
-                pass
-            elif _on == PythonPickle.Opcode.ext4:
-                pass
             elif _on == PythonPickle.Opcode.float:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.frame:
-                pass
             elif _on == PythonPickle.Opcode.get:
                 pass
                 self.arg._fetch_instances()
@@ -441,15 +422,9 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.long4:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.long_binget:
-                pass
-            elif _on == PythonPickle.Opcode.long_binput:
-                pass
             elif _on == PythonPickle.Opcode.persid:
                 pass
                 self.arg._fetch_instances()
-            elif _on == PythonPickle.Opcode.proto:
-                pass
             elif _on == PythonPickle.Opcode.put:
                 pass
                 self.arg._fetch_instances()
@@ -468,6 +443,34 @@ class PythonPickle(KaitaiStruct):
             elif _on == PythonPickle.Opcode.unicode:
                 pass
                 self.arg._fetch_instances()
+            _on = self.code
+            if _on == PythonPickle.Opcode.binget:
+                pass
+            elif _on == PythonPickle.Opcode.binint:
+                pass
+            elif _on == PythonPickle.Opcode.binint1:
+                pass
+            elif _on == PythonPickle.Opcode.binint2:
+                pass
+            elif _on == PythonPickle.Opcode.binput:
+                pass
+            elif _on == PythonPickle.Opcode.ext1:
+                pass
+            elif _on == PythonPickle.Opcode.ext2:
+                pass
+            elif _on == PythonPickle.Opcode.ext4:
+                pass
+            elif _on == PythonPickle.Opcode.proto:
+                pass
+            if  ((self.code == PythonPickle.Opcode.long_binget) or (self.code == PythonPickle.Opcode.long_binput)) :
+                pass
+
+            if self.code == PythonPickle.Opcode.frame:
+                pass
+
+            if self.code == PythonPickle.Opcode.binfloat:
+                pass
+
 
 
     class RawLine(KaitaiStruct):

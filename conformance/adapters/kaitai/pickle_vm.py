@@ -96,11 +96,23 @@ _LENGTH_FIELD = {"BytesU1": 1, "BytesS4": 4, "BytesU4": 4, "BytesU8": 8, "Unicod
                  "UnicodeU8": 8}
 
 
+#: python_pickle.ksy's argument fields: structures, then numbers by width (one switch per C++ type).
+ARG_FIELDS = ("arg", "int_arg", "u4_arg", "u8_arg", "float_arg")
+
+
+def argument(op: Any) -> Any:
+    """The argument of the parsed opcode ``op``, whichever field holds it (None for none)."""
+    for name in ARG_FIELDS:
+        if hasattr(op, name):
+            return getattr(op, name)
+    return None
+
+
 def op_size(op: Any, width: int | None) -> int:
     """How many bytes the parsed opcode ``op`` took (the grammar keeps no offsets)."""
-    if not hasattr(op, "arg"):
+    arg = argument(op)
+    if arg is None:
         return 1
-    arg = op.arg
     kind = type(arg).__name__
     if kind in _LENGTH_FIELD:
         return 1 + _LENGTH_FIELD[kind] + arg.len
@@ -188,22 +200,22 @@ class Machine:
             if info.name == "PROTO":
                 if i != 0:
                     raise Reject("bad-pickle", f"{what}: PROTO is not the first opcode")
-                if op.arg > 5:
-                    raise Reject("bad-magic", f"{what}: pickle protocol {op.arg}")
-                self.protocol = op.arg
+                if op.int_arg > 5:
+                    raise Reject("bad-magic", f"{what}: pickle protocol {op.int_arg}")
+                self.protocol = op.int_arg
                 continue
             if info.protocol > self.protocol:
                 raise Reject("bad-opcode", f"{what}: {info.name} (protocol {info.protocol}) in a protocol "
                                            f"{self.protocol} pickle")
-            if info.name == "FRAME" and limit is not None and pos + op.arg > limit:
-                raise Reject("truncated", f"{what}: a FRAME of {op.arg} bytes reaches past the end of the "
+            if info.name == "FRAME" and limit is not None and pos + op.u8_arg > limit:
+                raise Reject("truncated", f"{what}: a FRAME of {op.u8_arg} bytes reaches past the end of the "
                                           "pickle")
             if info.name == "STOP":
                 if self.metastack or len(self.stack) != 1:
                     raise Reject("bad-pickle", f"{what}: STOP with {len(self.stack)} items and "
                                                f"{len(self.metastack)} open marks")
                 return self.stack[0]
-            getattr(self, "op_" + info.name)(op.arg if hasattr(op, "arg") else None)
+            getattr(self, "op_" + info.name)(argument(op))
         raise Reject("bad-pickle", f"{what}: no STOP")
 
     # -- stack helpers ---------------------------------------------------------------------------------
