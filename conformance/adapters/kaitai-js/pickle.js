@@ -24,6 +24,13 @@ const NUMBER_TEXT = {
 /** Opcode bytes by name, from the spec's table. */
 const CODE = Object.fromEntries([...OPCODES].map(([byte, op]) => [op.name, byte]));
 
+/** An opcode's argument: python_pickle.ksy keeps structures in `arg` and numbers in `int_arg`, `u4_arg`
+ * (LONG_BINGET/PUT), `u8_arg` (FRAME) and `float_arg` (BINFLOAT); absent for opcodes that take none. */
+function argOf(op) {
+  for (const v of [op.arg, op.intArg, op.u4Arg, op.u8Arg, op.floatArg]) if (v !== undefined) return v;
+  return undefined;
+}
+
 function decimal(text, what) {
   if (!NUMBER_TEXT[what].test(text)) {
     throw new V.Reject('bad-value', `${what} argument ${JSON.stringify(text.slice(0, 40))} is not a decimal of its grammar`);
@@ -104,14 +111,15 @@ class Machine {
     for (const op of ops) {
       if (i >= MAX_OPCODES) throw new V.Reject('limit-exceeded', `${what}: more than ${MAX_OPCODES} opcodes`);
       const info = OPCODES.get(op.code);
+      const arg = argOf(op);
       if (info === undefined) throw new V.Reject('bad-opcode', `${what}: opcode 0x${op.code.toString(16)} is not in the table`);
       this.name = info.name;
       pos += op.size;
       if (info.rejected) throw new V.Reject('bad-opcode', `${what}: ${info.name} cannot appear in a checkpoint`);
       if (info.name === 'PROTO') {
         if (i !== 0) throw new V.Reject('bad-pickle', `${what}: PROTO is not the first opcode`);
-        if (op.arg > 5) throw new V.Reject('bad-magic', `${what}: pickle protocol ${op.arg}`);
-        this.protocol = op.arg;
+        if (arg > 5) throw new V.Reject('bad-magic', `${what}: pickle protocol ${arg}`);
+        this.protocol = arg;
         i++;
         continue;
       }
@@ -119,8 +127,8 @@ class Machine {
       if (info.protocol > this.protocol) {
         throw new V.Reject('bad-opcode', `${what}: ${info.name} (protocol ${info.protocol}) in a protocol ${this.protocol} pickle`);
       }
-      if (info.name === 'FRAME' && limit !== null && pos + Number(op.arg) > limit) {
-        throw new V.Reject('truncated', `${what}: a FRAME of ${op.arg} bytes reaches past the end of the pickle`);
+      if (info.name === 'FRAME' && limit !== null && pos + Number(arg) > limit) {
+        throw new V.Reject('truncated', `${what}: a FRAME of ${arg} bytes reaches past the end of the pickle`);
       }
       if (info.name === 'STOP') {
         if (this.metastack.length || this.stack.length !== 1) {
@@ -130,7 +138,7 @@ class Machine {
       }
       const handler = this['op_' + info.name];
       if (!handler) throw new V.Decline(`pickle opcode ${info.name}`);
-      handler.call(this, op.arg);
+      handler.call(this, arg);
     }
     throw new V.Reject('bad-pickle', `${what}: no STOP`);
   }

@@ -16,16 +16,10 @@ HERE = Path(__file__).resolve().parent
 ADAPTERS = os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfmt/adapters"
 HOME = Path(ADAPTERS) / "kaitai-js"
 MODULES = HOME / "node_modules"
+PARSERS = HERE.parents[2] / "ksy" / "generated" / "javascript"
 #: V8 reserves far more address space than it uses; a 1 GiB heap keeps it under the harness's RLIMIT_AS,
 #: and a larger stack lets the generated parsers recurse through deep files.
 NODE_FLAGS = ["--max-old-space-size=1024", "--stack-size=4000"]
-
-
-def parser_dirs() -> list[Path]:
-    """Where parsers.js looks for the generated parsers, in its order."""
-    named = os.environ.get("TORCHFMT_KAITAI_JS_PARSERS")
-    return [*([Path(named)] if named else []), HERE.parents[2] / "ksy" / "generated" / "javascript",
-            HOME / "parsers"]
 
 
 def command(node: str, *args: str) -> list[str]:
@@ -42,8 +36,8 @@ def main(argv: list[str]) -> int:
         if node is None or not (MODULES / "kaitai-struct" / "KaitaiStream.js").is_file():
             print(f"kaitai-struct 0.11.0 not installed under {HOME} (run its setup), or no node")
             return 1
-        if not any((d / "PythonPickle.js").is_file() for d in parser_dirs()):
-            print("no generated JavaScript parsers (ksy/generated/javascript/, or run its setup)")
+        if not (PARSERS / "PythonPickle.js").is_file():
+            print(f"no generated JavaScript parsers in {PARSERS} (bash ksy/build.sh)")
             return 1
         version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
         print(f"kaitai-js (kaitai-struct 0.11.0) on node {version}")

@@ -29,7 +29,7 @@ const LENGTH_FIELD = { BytesU1: 1, BytesS4: 4, BytesU4: 4, BytesU8: 8, UnicodeU1
 /** How many bytes a parsed opcode took (the grammar keeps no offsets). */
 function opSize(op) {
   const info = OPCODES.get(op.code);
-  if (op.arg === undefined) return 1;
+  if (op.arg === undefined) return 1 + ((info && info.width) || 0);
   const kind = op.arg && op.arg.constructor ? op.arg.constructor.name : '';
   if (kind in LENGTH_FIELD) return 1 + LENGTH_FIELD[kind] + Number(op.arg.len);
   if (kind === 'GlobalPair') return 1 + utf8Length(op.arg.moduleName) + utf8Length(op.arg.name) + 2;
