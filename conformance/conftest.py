@@ -26,6 +26,7 @@ import json
 import os
 import queue
 import random
+import shlex
 import sys
 import time
 import zlib
@@ -37,12 +38,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import durations, readers, warm  # noqa: E402
+from harness import durations, readers, sandbox, warm  # noqa: E402
 from harness.batch import BatchSession  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
 from harness.gate import Gate, runs_alone  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
-from harness.verdict import Verdict, judge  # noqa: E402
+from harness.verdict import Verdict, harness_error, judge  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -79,6 +80,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--batch-recheck", default=str(BATCH_RECHECK), metavar="N|all",
                 help=f"in batch mode, rerun this many cases picked at random (default {BATCH_RECHECK}; all: "
                      "every case) one process per file; a case whose verdicts differ fails")
+    g.addoption("--reader-per-process", default=None, metavar="CMD",
+                help="with --reader CMD --reader-batch: the reader's command for one file (shell-split; the "
+                     "file's path is appended), which the rechecks run; a named reader declares its own "
+                     "(harness/readers.py)")
     g.addoption("--batch-recheck-failures", action="store_true",
                 help="in batch mode, also rerun every failed case one process per file")
     g.addoption("--batch-seed", type=int, default=None, metavar="SEED",
@@ -117,6 +122,41 @@ def batch_command(reader: readers.Reader, config: pytest.Config) -> list[str] | 
     return reader.batch if asked or not reader.is_reference else None
 
 
+def per_process_command(reader: readers.Reader, batch: list[str] | None, config: pytest.Config) -> list[str]:
+    """The reader's command for one file: a named reader's own; for a ``--reader`` command in batch mode,
+    ``--reader-per-process`` (the batch command with a file's path appended is no per-process run: a
+    recheck of it would fail every case), which batch mode needs: the cases whose expectation allows more
+    than one answer are always rechecked."""
+    given = config.getoption("--reader-per-process")
+    if reader.name in readers.names():
+        if given is not None:
+            raise pytest.UsageError(f"--reader-per-process: the reader {reader.name!r} declares its own")
+        return list(reader.command)
+    if given is not None:
+        if batch is None:
+            raise pytest.UsageError("--reader-per-process goes with --reader-batch")
+        command = shlex.split(given)
+        if not command:
+            raise pytest.UsageError("--reader-per-process: empty command")
+        return command
+    if batch is not None:
+        raise pytest.UsageError("--reader CMD --reader-batch: give the reader's command for one file with "
+                                "--reader-per-process CMD (the rechecks run it: every case whose expectation "
+                                "allows more than one answer, and a sample)")
+    return list(reader.command)
+
+
+def recheck_always(case: Case) -> bool:
+    """Whether ``case``'s expectation allows more than one answer, so that an order-dependent flip between
+    them is seen by the recheck alone (the goldens pass both): an impl case, a reject case that allows
+    several codes (or any), an accept case that fixes no description."""
+    if case.category == "impl":
+        return True
+    if case.category == "reject":
+        return len(case.errors) != 1
+    return case.category == "accept" and case.description is None
+
+
 def _split(values: list[str]) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
@@ -151,12 +191,16 @@ class Suite:
         self.batch_sessions: list[BatchSession] = []
         recheck = str(config.getoption("--batch-recheck"))
         self.recheck_count = None if recheck == "all" else int(recheck)
+        #: The command the rechecks run one process per file (harness/readers.py; --reader-per-process).
+        self.per_process = per_process_command(self.reader, self.batch, config)
         self.recheck_failures = bool(config.getoption("--batch-recheck-failures"))
         seed = config.getoption("--batch-seed")
         self.seed = seed if seed is not None else random.SystemRandom().randrange(1 << 32)
         #: Per-process runs of the cases rechecked, and what the rechecks found.
         self.rechecks: dict[str, Future[Run]] = {}
         self.rechecked: list[str] = []
+        #: Cases rechecked because their expectation allows more than one answer.
+        self.recheck_always = 0
         self.differ: list[str] = []
         if self.reader.is_reference and warm.available() and not config.getoption("--cold") \
                 and self.batch is None:
@@ -165,6 +209,8 @@ class Suite:
         #: a case that names its own canary runs with nothing else in flight (harness/gate.py)
         self.gate = Gate()
         self.results: list[dict[str, Any]] = []
+        #: Each case's record in ``results`` (its last), to fail one pytest fails after it was judged.
+        self.recorded: dict[str, dict[str, Any]] = {}
         #: Each case's seconds in the reader's last run, to start the slow ones first.
         self.last_seconds = durations.load(self.reader.name)
 
@@ -194,7 +240,7 @@ class Suite:
                 self.warm_servers.append(server)
         try:
             with self.gate.hold(runs_alone(canaries, CANARY)):
-                return run_reader(self.reader.command, path, hints, time_limit=self.time_limit,
+                return run_reader(self.per_process, path, hints, time_limit=self.time_limit,
                                   memory_limit=self.memory_limit, canaries=canaries,
                                   extra_env=self.reader.env, launch=server.start if server else None)
         finally:
@@ -248,8 +294,10 @@ class Suite:
 
         return Verdict("fail", f"the batch answer and one process per file judge differently (answers must "
                                f"not depend on order, spec/canonical.md#canonical-reader-batch): batch "
-                               f"{batch.outcome}/{batch.kind} ({first(batch)}); one process per file "
-                               f"{alone.outcome}/{alone.kind} ({first(alone)})", "batch-differs")
+                               f"{batch.outcome}/{batch.kind} ({first(batch)}) from "
+                               f"`{' '.join(self.batch or [])}`; one process per file "
+                               f"{alone.outcome}/{alone.kind} ({first(alone)}) from "
+                               f"`{' '.join(self.per_process)} PATH`", "batch-differs")
 
     def pool_submit(self, fn: Any, *args: Any) -> Future[Run]:
         if self.pool is None:
@@ -266,9 +314,13 @@ class Suite:
         # time before all of these (harness/durations.py)
         jobs: list[tuple[dict[str, Future[Run]], Case, Any]] = []
         if self.batch is not None:
-            count = len(runnable) if self.recheck_count is None else min(self.recheck_count, len(runnable))
+            # every case whose expectation allows more than one answer, and a random sample of the others
+            always = [c for c in runnable if recheck_always(c)]
+            rest = sorted((c for c in runnable if not recheck_always(c)), key=lambda c: c.id)
+            count = len(rest) if self.recheck_count is None else min(self.recheck_count, len(rest))
+            self.recheck_always = len(always)
             jobs += [(self.rechecks, c, self.run_process)
-                     for c in random.Random(self.seed).sample(sorted(runnable, key=lambda c: c.id), count)]
+                     for c in [*always, *random.Random(self.seed).sample(rest, count)]]
         jobs += [(self.futures, c, self.run) for c in runnable]
         for table, c, how in durations.slow_first(jobs, [c.id for _, c, _ in jobs], self.last_seconds):
             table[c.id] = self.pool_submit(how, c.path, c.hints, (CANARY, *c.canaries))
@@ -279,6 +331,31 @@ class Suite:
             return future.result()
         return self.run(case.path, case.hints, (CANARY, *case.canaries))
 
+    def verdict(self, case: Case) -> tuple[Verdict, Run | None]:
+        """Run (or collect the prefetched run of) ``case`` and judge it; an exception on the way (the
+        run's thread, the parser, the comparator, the verdict) is the case's failure, ``harness-error``,
+        never a pass and never an escape that leaves the report without the case."""
+        run: Run | None = None
+        try:
+            run = self.result(case) if self.gives(case) else None
+            return self.judge(case, run), run
+        except Exception as e:  # any: the verdict must stand for what pytest says
+            return harness_error(e, "running the reader" if run is None and self.gives(case)
+                                 else "judging the case"), run
+
+    def failed_by_pytest(self, case: Case, when: str, reason: str) -> None:
+        """pytest failed the test of ``case`` (in its setup, call or teardown): the report says fail too
+        (the case's record made one, whatever it said; kept as it was when it already failed)."""
+        line = " ".join(reason.split())[:500]
+        record = self.recorded.get(case.id)
+        if record is None:
+            self.record(case, Verdict("fail", f"pytest failed the test in its {when} before it was "
+                                              f"judged: {line}", "harness-error"), None)
+        elif record["outcome"] != "fail":
+            record.update(outcome="fail", kind="harness-error",
+                          detail=f"pytest failed the test in its {when} after it was judged "
+                                 f"{record['outcome']} ({record['detail'][:200]}): {line}")
+
     def record(self, case: Case, verdict: Verdict, run: Run | None) -> None:
         self.results.append({
             "id": case.id, "tier": case.tier, "category": case.category, "column": case.column,
@@ -287,6 +364,7 @@ class Suite:
             "kind": verdict.kind, "code": run.code if run else None, "detail": verdict.detail,
             "seconds": round(run.seconds, 3) if run else None,
         })
+        self.recorded[case.id] = self.results[-1]
 
     def close(self) -> None:
         if self.pool is not None:
@@ -313,7 +391,8 @@ class Suite:
         verdict = f"{len(self.differ)} differ: {', '.join(self.differ[:10])}" if self.differ else "all agree"
         return (f"batch mode: {requests} requests, {starts} processes started ({restarts} requests ended "
                 f"one); "
-                f"{len(self.rechecked)} cases rerun one process per file (seed {self.seed}): {verdict}")
+                f"{len(self.rechecked)} cases rerun one process per file ({self.recheck_always} whose "
+                f"expectation allows more than one answer; seed {self.seed}): {verdict}")
 
     def table(self) -> dict[tuple[str, str], dict[str, int]]:
         """(format, category or corpus) -> outcome -> count, over the cases run so far."""
@@ -359,10 +438,21 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if suite.batch is not None:
         sample = "every case" if suite.recheck_count is None else f"{suite.recheck_count} cases"
         return [f"torchfmt conformance: reader {suite.reader.name!r} in batch mode "
-                f"({' '.join(suite.batch)}); "
-                f"{sample} rerun one process per file (--batch-seed {suite.seed})"
-                + (", and every failure" if suite.recheck_failures else "")]
-    return [f"torchfmt conformance: reader {suite.reader.name!r} ({' '.join(suite.reader.command)})"]
+                f"({' '.join(suite.batch)}); every case whose expectation allows more than one answer and "
+                f"{sample} more rerun one process per file ({' '.join(suite.per_process)} PATH; --batch-seed "
+                f"{suite.seed})" + (", and every failure" if suite.recheck_failures else ""),
+                isolation_line(suite)]
+    return [f"torchfmt conformance: reader {suite.reader.name!r} ({' '.join(suite.reader.command)})",
+            isolation_line(suite)]
+
+
+def isolation_line(suite: Suite) -> str:
+    """Which isolation the reader's runs get (harness/sandbox.py)."""
+    line = f"isolation: {sandbox.isolation()}"
+    if suite.warm is not None:
+        line += ("; the reference reader's warm start (harness/warm.py) forks from the harness's server: "
+                 "the same copies and checks, no sandbox (1 case in 16 runs the command)")
+    return line
 
 
 def tiers_line(suite: Suite, cases: list[Case]) -> str:
@@ -470,6 +560,18 @@ def _order(item: pytest.Item) -> tuple[bool, bool]:
     that their runs have had time; then the tests that judge the reader's runs (``suite``)."""
     return ("suite" in getattr(item, "fixturenames", ()),
             callable(getattr(getattr(item, "module", None), "start_runs", None)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """The report never disagrees with pytest: a case's test that pytest fails, in any phase and for
+    any reason (a harness exception, a fixture's, a teardown's), is recorded as failed."""
+    outcome = yield
+    report = outcome.get_result()
+    case = item.callspec.params.get("case") if hasattr(item, "callspec") else None
+    if report.failed and isinstance(case, Case) and "suite" in getattr(item, "fixturenames", ()):
+        reason = call.excinfo.exconly() if call.excinfo is not None else str(report.longrepr)
+        item.config.stash[_SUITE].failed_by_pytest(case, report.when, reason)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from harness.cases import CORPUS_TIERS, Case, committed_cases, corpus_cases, corpus_root
-from harness.verdict import Verdict, judge
+from harness.verdict import judge
 
 COMMITTED = committed_cases()
 CORPUS = corpus_cases()
@@ -16,13 +16,13 @@ ALL = COMMITTED + CORPUS
 
 
 def check(case: Case, suite) -> None:
-    """Run (or collect the prefetched run of) ``case`` and judge it; declined -> skip "declined: ..."."""
+    """Run (or collect the prefetched run of) ``case`` and judge it; declined -> skip "declined: ...".  An
+    exception while running or judging it fails the case, in the report as in pytest (conftest.py)."""
     if case.problems:
         verdict = judge(case, None, declined_fails=True)
         suite.record(case, verdict, None)
         pytest.fail(verdict.detail, pytrace=False)
-    run = suite.result(case) if suite.gives(case) else None
-    verdict: Verdict = suite.judge(case, run)
+    verdict, run = suite.verdict(case)
     suite.record(case, verdict, run)
     if verdict.outcome == "declined":
         pytest.skip(verdict.detail)

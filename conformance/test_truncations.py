@@ -199,8 +199,7 @@ CUT_CASES = _cut_cases(CUTS)
                   "pt-legacy.md#pt-legacy-storages", "pickle.md#pickle-opcodes", "pt-tar.md#pt-tar-members")
 @pytest.mark.parametrize("case", CUT_CASES, ids=[c.id for c in CUT_CASES])
 def test_truncated(case: Case, suite) -> None:
-    run = suite.result(case) if suite.gives(case) else None
-    verdict = suite.judge(case, run)
+    verdict, run = suite.verdict(case)
     suite.record(case, verdict, run)
     if verdict.outcome == "declined":
         pytest.skip(verdict.detail)

@@ -14,6 +14,7 @@ import pytest
 from generators.rejects import unsafe_global_files
 from harness.cases import Case
 from harness.runner import CANARY, canaries_touched, canary_marks
+from harness.verdict import Verdict
 
 
 @pytest.mark.spec("canonical.md#canonical-reader-cli", "pickle.md#pickle-no-execution")
@@ -30,8 +31,10 @@ def test_unsafe_global_is_rejected_and_never_run(fmt: str, tmp_path: Path, suite
     try:
         run = suite.run(case.path, {}, canaries=(canary, CANARY)) if suite.gives(case) else None
         verdict = suite.judge(case, run)
-        suite.record(case, verdict, run)
         ran = bool(canaries_touched(marks))
+        if ran and verdict.outcome != "fail":  # recorded as the test fails it (conftest.py)
+            verdict = Verdict("fail", f"the reader ran os.system from the file: {run.summary()}", "code-ran")
+        suite.record(case, verdict, run)
     finally:
         if marks[CANARY] is None:
             CANARY.unlink(missing_ok=True)

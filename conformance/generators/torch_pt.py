@@ -503,6 +503,20 @@ def _state_dict_conv() -> Any:
     return net.state_dict()
 
 
+@recipe("state-dict-underscore-names", features=("state-dict", "pickle-ordered-dict-attrs"),
+        spec=("canonical.md#canonical-comparison",),
+        notes="names starting with _ that are data, not notes: a state_dict whose _metadata has a changed "
+              "version (2 -> 7 for the BatchNorm1d) and an _-named entry in a module's record, a second "
+              "OrderedDict attribute _private (a dict with a key _k), a dict key _private and a nested "
+              "dict key _x; torch's weights_only loader keeps every one of them")
+def _state_dict_underscore_names() -> dict[str, Any]:
+    sd = _mlp().state_dict()
+    sd._metadata["1"]["version"] = 7
+    sd._metadata["0"]["_note"] = "kept"
+    sd._private = {"_k": 1}
+    return {"state_dict": sd, "_private": 3, "meta": {"_x": "y"}}
+
+
 @recipe("checkpoint-adam", features=("state-dict",),
         notes="training checkpoint: model and Adam optimizer state after one step, epoch, loss")
 def _checkpoint() -> dict[str, Any]:

@@ -19,10 +19,8 @@ import collections
 import json
 import os
 import select
-import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import strict_json
+from .capture import Capture, output_limit
 from .runner import (
     CANARY,
     CONFORMANCE,
@@ -44,6 +43,7 @@ from .runner import (
     run_env,
     signal_name,
 )
+from .sandbox import TOKEN_ENV, Stage
 
 #: Members an answer may have besides notes (names starting with ``_``).
 ANSWER_KEYS = frozenset({"id", "status", "description", "error"})
@@ -58,13 +58,21 @@ class _Process:
     talkative reader never blocks on a full pipe)."""
 
     def __init__(self, command: Sequence[str], extra_env: Mapping[str, str] | None,
-                 memory_limit: int) -> None:
-        self.parent = Path(tempfile.mkdtemp(prefix="torchfmt-batch-"))
-        self.work = self.parent / "tmp"
-        self.work.mkdir()
-        self.proc = _popen(command, self.work, run_env(self.work, None, extra_env), memory_limit,
-                           stdin=subprocess.PIPE)
+                 memory_limit: int, sandbox: bool | None = None) -> None:
+        self.stage = Stage("torchfmt-batch-", sandbox=sandbox)
+        self.parent, self.work = self.stage.parent, self.stage.work
+        env = run_env(self.stage.home, None, extra_env)
+        env[TOKEN_ENV] = self.stage.token
+        try:
+            self.proc = _popen(self.stage.wrap(command, env), self.work, env, memory_limit,
+                               stdin=subprocess.PIPE)
+        except OSError:
+            self.stage.remove()
+            raise
         self.chunks: list[bytes] = []
+        #: Bytes of the answer line being read (refused past harness/capture.py's output limit).
+        self.held = 0
+        self.limit = output_limit()
         self.eof = False
         self.tail: collections.deque[bytes] = collections.deque(maxlen=64)
         self.drain = threading.Thread(target=self._drain, daemon=True)
@@ -88,29 +96,42 @@ class _Process:
             return False
 
     def answer(self, deadline: float) -> bytes | None:
-        """The next answer line (without its newline); ``None`` when the process closed its stdout, and
-        :class:`TimeoutError` past ``deadline``.  The line is gathered in pieces: a description can be
-        hundreds of MB."""
+        """The next answer line (without its newline); ``None`` when the process closed its stdout,
+        :class:`TimeoutError` past ``deadline`` and :class:`OverflowError` once the line passes the output
+        limit (harness/capture.py).  The line is gathered in pieces, spilled to a file past
+        harness/capture.py's ``SPILL``: a description can be hundreds of MB."""
         fd = self.proc.stdout.fileno()
+        line = Capture(self.limit)
         while True:
-            if self.chunks and b"\n" in self.chunks[-1]:
-                last = self.chunks[-1]
-                cut = last.index(b"\n")
-                line = b"".join([*self.chunks[:-1], last[:cut]])
-                rest = last[cut + 1:]
-                self.chunks = [rest] if rest else []
-                return line
+            if self.chunks:
+                last = self.chunks.pop()
+                cut = last.find(b"\n")
+                if cut >= 0:
+                    if not line.add(last[:cut]):
+                        raise OverflowError(line.size)
+                    rest = last[cut + 1:]
+                    self.chunks = [rest] if rest else []
+                    return line.value()
+                if not line.add(last):
+                    line.close()
+                    raise OverflowError(line.size)
             if self.eof:
+                line.close()
                 return None
             left = deadline - time.monotonic()
             if left <= 0:
+                line.close()
                 raise TimeoutError
             ready, _, _ = select.select([fd], [], [], left)
             if not ready:
+                line.close()
                 raise TimeoutError
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 self.eof = True
+                if line.size:  # an unfinished last line: not an answer
+                    line.close()
+                    raise OverflowError(-line.size)
                 return None
             self.chunks.append(chunk)
 
@@ -129,7 +150,8 @@ class _Process:
         return True
 
     def kill(self) -> int | None:
-        """End the process group; its exit status (negative: the signal)."""
+        """End the process group (and, outside a PID namespace, what it left behind); its exit status
+        (negative: the signal)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -138,12 +160,13 @@ class _Process:
             self.proc.wait(timeout=EXIT_GRACE)
         except subprocess.TimeoutExpired:
             pass
-        return self.proc.returncode
+        self.stage.end()
+        return self.stage.status(self.proc.returncode)
 
     def wait_exit(self) -> int | None:
         """The exit status of a process that closed its stdout (killed if it lingers)."""
         try:
-            return self.proc.wait(timeout=EXIT_GRACE)
+            return self.stage.status(self.proc.wait(timeout=EXIT_GRACE))
         except subprocess.TimeoutExpired:
             self.kill()
             return None
@@ -159,9 +182,10 @@ class _Process:
         except subprocess.TimeoutExpired:
             pass
         self.kill()
+        self.stage.end()
         for stream in (self.proc.stdout, self.proc.stderr):
             stream.close()
-        shutil.rmtree(self.parent, ignore_errors=True)
+        self.stage.remove()
 
 
 class BatchSession:
@@ -169,8 +193,10 @@ class BatchSession:
 
     def __init__(self, command: Sequence[str], *, time_limit: float = DEFAULT_TIME_LIMIT,
                  memory_limit: int = DEFAULT_MEMORY_LIMIT,
-                 extra_env: Mapping[str, str] | None = None) -> None:
+                 extra_env: Mapping[str, str] | None = None, sandbox: bool | None = None) -> None:
         self.command = list(command)
+        #: bubblewrap's sandbox: ``None`` where it runs (harness/sandbox.py), ``False`` never.
+        self.sandbox = sandbox
         self.time_limit = time_limit
         self.memory_limit = memory_limit
         self.extra_env = dict(extra_env or {})
@@ -185,14 +211,13 @@ class BatchSession:
         """One request: the file's answer, judged as a per-process run of it would be."""
         path = Path(path).resolve()
         self.requests += 1
-        request = {"id": self.requests, "path": str(path), "hints": hint_env(hints or {})}
         command = [*self.command, f"<request {self.requests}: {path}>"]
         start = time.monotonic()
         if self.process is None or self.process.eof or self.process.proc.poll() is not None:
             if self.process is not None:
                 self.process.close()
             try:
-                self.process = _Process(self.command, self.extra_env, self.memory_limit)
+                self.process = _Process(self.command, self.extra_env, self.memory_limit, self.sandbox)
             except OSError as e:
                 self.process = None
                 run = Run(command, None, b"", b"", 0.0)
@@ -200,15 +225,20 @@ class BatchSession:
                 return run
             self.starts += 1
         process = self.process
+        _copy, given = process.stage.stage(path)
+        request = {"id": self.requests, "path": given, "hints": hint_env(hints or {})}
         watched = Watch([process.parent, path.parent, CONFORMANCE, *map(Path, watch)], process.work,
-                        canaries)
+                        process.stage.canaries(canaries), source=path)
         line: bytes | None = None
         timed_out = False
+        over: int | None = None
         if process.send(json.dumps(request).encode() + b"\n"):
             try:
                 line = process.answer(start + self.time_limit)
             except TimeoutError:
                 timed_out = True
+            except OverflowError as e:
+                over = e.args[0]
         seconds = time.monotonic() - start
         run = Run(command, None, line or b"", b"", seconds)
         end = False
@@ -216,6 +246,12 @@ class BatchSession:
             process.kill()
             run.broken("timeout", f"time limit of {self.time_limit:g} s exceeded (the batch process was "
                                   "killed)")
+            end = True
+        elif over is not None:
+            run.broken("output", f"the answer line passed {process.limit} bytes, the canonical text budget "
+                                 "and its margin (spec/canonical.md#canonical-reader-cli): not kept"
+                       if over > 0 else f"the batch process ended in the middle of an answer line "
+                                        f"({-over} bytes without a newline)")
             end = True
         elif line is None:
             run.status = process.wait_exit()
@@ -253,11 +289,12 @@ def check_answer(run: Run, line: bytes, request: int) -> bool:
     if not isinstance(answer, dict):
         run.broken("output", "the answer is not a JSON object")
         return False
-    if answer.get("id") != request or isinstance(answer.get("id"), bool):
+    # JSON integers, and nothing that equals one in Python (``1.0``, ``true``)
+    if type(answer.get("id")) is not int or answer["id"] != request:
         run.broken("output", f"the answer's id is {answer.get('id')!r}, not the request's {request}")
         return False
     status = answer.get("status")
-    if not isinstance(status, int) or isinstance(status, bool):
+    if type(status) is not int:
         run.broken("output", f"the answer's status is {status!r}, not an integer")
         return False
     run.status = status

@@ -11,8 +11,10 @@ The rules of the contract, applied while walking both documents together:
   walking; a ``ref`` and the node that defines its id denote the same object, so where the full copy
   is written does not matter, but a shared object against an unshared copy is a difference
   (spec/canonical.md#canonical-sharing);
-- fields starting with ``_`` are ignored, ``description_version`` may be absent but if present must be
-  the integer 0 (the version these rules compare), an optional field at
+- members starting with ``_`` are notes and ignored only where the spec defines notes: members of the
+  document and fields of a VALUE node; elsewhere (names of ``attrs``, a STORAGE record's members) a
+  name is data and is compared, ``_metadata`` as any other; ``description_version`` may be absent but
+  if present must be the integer 0 (the version these rules compare), an optional field at
   its default (``parameter: false``, ``attrs: {}``) equals its absence, any other one-sided field is a
   difference;
 - a partial comparison (a reader whose adapter.yaml lists ``unexpressed`` fields, harness/readers.py)
@@ -149,7 +151,8 @@ class _Side:
                         diffs.append(Difference(path, f"{name} defines id {node['id']!r} twice"))
                     else:
                         self.defs[node["id"]] = node
-            stack.extend((x, f"{path}.{k}") for k, x in node.items() if not k.startswith("_"))
+            notes = is_value(node)  # a VALUE's fields may be notes; any other object's members are data
+            stack.extend((x, f"{path}.{k}") for k, x in node.items() if not (notes and k.startswith("_")))
         for ident, path in self.refs:
             if ident not in self.defs:
                 diffs.append(Difference(path, f"{name} has a ref to id {ident!r} that nothing defines"))
@@ -176,8 +179,7 @@ class _Side:
         if is_value(v):
             out = self._value_key(v)
         else:
-            out = self.keys.of(("dict", tuple(sorted((k, self.key(x)) for k, x in v.items()
-                                                      if not k.startswith("_")))))
+            out = self.keys.of(("dict", tuple(sorted((k, self.key(x)) for k, x in v.items()))))
         self.norms[id(v)] = out
         return out
 
@@ -390,10 +392,8 @@ class _Comparator:
             self.value(a, b, path)
         elif isinstance(a, list) and isinstance(b, list):
             self.sequence(a, b, path)
-        elif isinstance(a, dict) and isinstance(b, dict):
+        elif isinstance(a, dict) and isinstance(b, dict):  # attrs, a STORAGE record: no notes here
             for k in sorted(set(a) | set(b)):
-                if k.startswith("_"):
-                    continue
                 if k not in b:
                     self.diff(f"{path}.{k}", "field present only in the expected description")
                 elif k not in a:

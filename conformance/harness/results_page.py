@@ -20,7 +20,7 @@ from .vocabulary import FORMATS
 COLUMNS = ("accept", "reject", "impl", "corpus")
 #: Failure kinds in the order the page shows them; contract breaks first.
 KINDS = (*BREAKAGES, "rejected-wrongly", "wrong-code", "accepted-wrongly", "wrong-description",
-         "declined", "invalid-case", "not-run", "batch-differs")
+         "declined", "invalid-case", "not-run", "batch-differs", "harness-error")
 SYMBOL = {"pass": "pass", "declined": "declined"}
 
 

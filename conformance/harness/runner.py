@@ -12,13 +12,14 @@ touched.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import resource
+import select
 import shutil
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from . import strict_json
+from .capture import STDERR_TAIL, STDERR_WHOLE, Capture, Stderr, output_limit
 from .fswatch import TreeWatch
+from .sandbox import TOKEN_ENV, Stage
 from .vocabulary import CONFORMANCE, HINT_ENV, error_codes
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -48,6 +51,10 @@ Launch = Callable[[Sequence[str], Path, Mapping[str, str], int], Any]
 #: ``timeout``, ``output`` (output that breaks the table of the contract), ``side-effect`` (files changed
 #: outside the temporary folder), ``code-ran`` (a canary was created or touched), ``start`` (the reader
 #: did not start).
+#: How long a run's process may hold its outputs open after its command exited, and how long its end is
+#: waited for once killed.
+LINGER = 1.0
+EXIT_WAIT = 5.0
 BREAKAGES = ("crash", "timeout", "output", "side-effect", "code-ran", "start")
 
 
@@ -90,6 +97,8 @@ class Run:
     problems: list[str] = field(default_factory=list)
     #: The kind of the first breakage (one of :data:`BREAKAGES`), or ``""``.
     breakage: str = ""
+    #: Bytes the reader wrote to stderr (``stderr`` keeps their first line and tail, harness/capture.py).
+    stderr_size: int = 0
 
     def broken(self, kind: str, problem: str) -> None:
         assert kind in BREAKAGES, kind
@@ -132,6 +141,16 @@ def snapshot(roots: Iterable[Path], skip: Path | None = None) -> Snapshot:
                 if is_dir:
                     stack.append(Path(e.path))
     return out
+
+
+def file_digest(path: Path) -> str | None:
+    """The SHA-256 of a case's file (``None`` when it is gone): a write that keeps its size and
+    modification time changes it (a generated case lives outside the watched tree)."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def snapshot_changes(before: Snapshot, after: Snapshot) -> list[str]:
@@ -240,6 +259,11 @@ def check_output(run: Run) -> None:
 def check_error_line(run: Run) -> None:
     """The one stderr line of a run that ended with status 1 or 2: ``<code>: ...`` or ``unsupported: ...``."""
     err = run.stderr
+    if run.stderr_size > STDERR_WHOLE:
+        run.broken("output", f"exit {run.status} needs exactly one stderr line, got {run.stderr_size} bytes "
+                            f"(kept: the first line and the last {STDERR_TAIL}): "
+                            f"{_ends(err.decode('utf-8', 'replace').splitlines())}")
+        return
     try:
         text = err.decode("utf-8")
     except UnicodeDecodeError:
@@ -283,8 +307,11 @@ class Watch:
     """What a run must leave alone, marked as it starts: the canaries, ``conformance/`` (by the kernel
     where it can, harness/fswatch.py) and the other ``folders`` (snapshotted; ``work`` left out)."""
 
-    def __init__(self, folders: Sequence[Path], work: Path, canaries: Sequence[Path]) -> None:
+    def __init__(self, folders: Sequence[Path], work: Path, canaries: Sequence[Path],
+                 source: Path | None = None) -> None:
         self.work = work
+        self.source = source
+        self.digest = file_digest(source) if source is not None else None
         self.marks = canary_marks(canaries)
         self.tree = tree_watch()
         self.folders = list(folders)
@@ -298,6 +325,8 @@ class Watch:
         changes = snapshot_changes(self.before, snapshot(self.folders, skip=self.work))
         if self.tree is not None:
             changes += self.tree.since(self.mark)
+        if self.source is not None and file_digest(self.source) != self.digest:
+            changes.append(f"modified {self.source} (its content)")
         if changes:
             run.broken("side-effect",
                        "side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
@@ -308,53 +337,102 @@ class Watch:
             run.outcome = "broken"
 
 
+def collect(proc: Any, deadline: float, out: Capture, err: Stderr) -> str:
+    """Read both outputs of ``proc`` into their bounded captures until both end: ``""``, ``"timeout"``
+    past ``deadline``, or ``"over"`` once stdout passed its limit.  A process the reader left holding the
+    pipes after it exited is not waited for past :data:`LINGER` seconds (its run's end kills it)."""
+    streams = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}
+    exited: float | None = None
+    while streams:
+        now = time.monotonic()
+        if now >= deadline:
+            return "timeout"
+        if exited is None and proc.poll() is not None:
+            exited = now
+        if exited is not None and now - exited > LINGER:
+            return ""
+        ready, _, _ = select.select(list(streams), [], [], min(deadline - now, 0.1 if exited else 1.0))
+        for fd in ready:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                del streams[fd]
+            elif streams[fd].add(chunk) is False:
+                return "over"
+    try:
+        proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return ""
+
+
+def _kill(proc: Any) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # it ended as the time ran out
+        pass
+
+
 def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | None = None, *,
                time_limit: float = DEFAULT_TIME_LIMIT, memory_limit: int = DEFAULT_MEMORY_LIMIT,
                watch: Sequence[Path] = (), extra_env: Mapping[str, str] | None = None,
-               canaries: Sequence[Path] = (CANARY,), launch: Launch | None = None) -> Run:
-    """Run ``reader + [path]`` in a sandbox folder and check the contract.
+               canaries: Sequence[Path] = (CANARY,), launch: Launch | None = None,
+               sandbox: bool | None = None) -> Run:
+    """Run ``reader + [copy of path]`` in a folder of its own and check the contract.
 
-    ``watch``: more folders that must be left untouched (the case folder is always watched, and so is
-    ``conformance/``); ``canaries``: paths that must not be created or touched during the run; ``launch``:
-    starts the run instead of :class:`subprocess.Popen` (the reference reader's warm start,
-    harness/warm.py), given the command, folder, environment and memory limit.
+    The reader is given a copy of the file alone in a folder (harness/sandbox.py), in bubblewrap's
+    sandbox where it runs (``sandbox``: ``None`` where it can, ``False`` never); ``watch``: more folders
+    that must be left untouched (the case folder is always watched, its file by content, and so is
+    ``conformance/``); ``canaries``: paths that must not be created or touched during the run;
+    ``launch``: starts the run instead of :class:`subprocess.Popen` (the reference reader's warm start,
+    harness/warm.py: the same copy, no sandbox), given the command, folder, environment and memory limit.
     """
     path = Path(path).resolve()
-    parent = Path(tempfile.mkdtemp(prefix="torchfmt-run-"))
-    work = parent / "tmp"
-    work.mkdir()
-    env = run_env(work, hints, extra_env)
-    command = [*reader, str(path)]
-    watched = Watch([parent, path.parent, CONFORMANCE, *map(Path, watch)], work, canaries)
+    stage = Stage("torchfmt-run-", sandbox=False if launch is not None else sandbox)
+    _copy, given = stage.stage(path)
+    env = run_env(stage.home, hints, extra_env)
+    env[TOKEN_ENV] = stage.token
+    command = [*reader, given]
+    watched = Watch([stage.parent, path.parent, CONFORMANCE, *map(Path, watch)], stage.work,
+                    stage.canaries(canaries), source=path)
     start = time.monotonic()
-    timed_out = False
     try:
-        proc: Any = (launch or _popen)(command, work, env, memory_limit)
+        proc: Any = (launch or _popen)(stage.wrap(command, env), stage.work, env, memory_limit)
     except OSError as e:
-        shutil.rmtree(parent, ignore_errors=True)
+        stage.remove()
         run = Run(command, None, b"", b"", 0.0)
         run.broken("start", f"cannot start the reader: {e}")
         return run
-    try:
-        stdout, stderr = proc.communicate(timeout=time_limit)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    out, err = Capture(output_limit()), Stderr()
+    if getattr(proc, "stdout", None) is None:  # a warm run: its outputs are files (harness/warm.py)
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:  # it ended as the time ran out
-            pass
-        stdout, stderr = proc.communicate()
+            stdout, stderr = proc.communicate(timeout=time_limit)
+            ended = ""
+        except subprocess.TimeoutExpired:
+            _kill(proc)
+            stdout, stderr = proc.communicate()
+            ended = "timeout"
+        out.add(stdout)
+        err.add(stderr)
     else:
-        try:  # leftovers of the reader's process group must not outlive it
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
+        ended = collect(proc, start + time_limit, out, err)
+        _kill(proc)  # leftovers of the reader's process group must not outlive it
+        try:
+            proc.wait(timeout=EXIT_WAIT)
+        except subprocess.TimeoutExpired:
             pass
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()
     seconds = time.monotonic() - start
-    run = Run(command, proc.returncode, stdout, stderr, seconds)
-    if timed_out:
+    run = Run(command, stage.status(proc.returncode), out.value(), err.value(), seconds)
+    run.stderr_size = err.size
+    if ended == "timeout":
         run.broken("timeout", f"time limit of {time_limit:g} s exceeded")
+    elif ended == "over":
+        run.broken("output", f"stdout passed {out.limit} bytes, the canonical text budget and its margin "
+                             "(spec/canonical.md#canonical-reader-cli): not kept, the reader was killed")
     else:
         check_output(run)
+    stage.end()
     watched.check(run)
-    shutil.rmtree(parent, ignore_errors=True)
+    stage.remove()
     return run

@@ -1,13 +1,18 @@
 """Strict JSON parsing for descriptions (spec/canonical.md#canonical-document).
 
 A description is one standard JSON document: no ``NaN``/``Infinity`` literals (floats are strings in
-the contract), no duplicate object keys, nothing after the document but whitespace.
+the contract), no duplicate object keys, nothing after the document but whitespace.  Its JSON numbers
+are bounded (spec/canonical.md#canonical-json-numbers): an integer outside the signed 64-bit range and a
+number that overflows a double (``1e999``) are refused, anywhere in the document, notes included.  Any
+failure is a :class:`JSONError`: nothing a reader writes makes another exception escape (Python's
+``int`` refuses more than 4,300 digits with a ``ValueError`` of its own).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from typing import Any
 
@@ -45,6 +50,32 @@ def _no_constants(name: str) -> Any:
     raise JSONError(f"non-standard JSON literal {name}")
 
 
+#: The range of a JSON integer (spec/canonical.md#canonical-json-numbers): a signed 64-bit integer.
+INT_MIN, INT_MAX = -(1 << 63), (1 << 63) - 1
+#: Digits past which a JSON integer is out of range whatever they are (``-9223372036854775808``: 19).
+_INT_DIGITS = 19
+
+
+def _int(text: str) -> int:
+    """A JSON integer, refused outside :data:`INT_MIN`..:data:`INT_MAX` before any long conversion."""
+    if len(text) - text.startswith("-") > _INT_DIGITS:
+        raise JSONError(f"JSON integer of {len(text) - text.startswith('-'):,} digits, outside the signed "
+                        "64-bit range (an int value is a decimal string, spec/canonical.md#canonical-float)")
+    value = int(text)
+    if not INT_MIN <= value <= INT_MAX:
+        raise JSONError(f"JSON integer {text} outside the signed 64-bit range")
+    return value
+
+
+def _float(text: str) -> float:
+    """A JSON number with a fraction or an exponent, refused when it overflows a double."""
+    value = float(text)
+    if math.isinf(value):
+        raise JSONError(f"JSON number {text[:40]}{'...' if len(text) > 40 else ''} overflows a double "
+                        "(to infinity)")
+    return value
+
+
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in pairs:
@@ -67,10 +98,13 @@ def loads(text: str | bytes, wrapped: int = 0) -> Any:
         raise JSONError(f"JSON nested too deeply to parse (more than {DEPTH} levels)")
     try:
         with recursion_limit(DEPTH + wrapped + 1_000):
-            return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_pairs)
+            return json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_pairs,
+                              parse_int=_int, parse_float=_float)
     except JSONError:
         raise
     except RecursionError:
         raise JSONError("JSON nested too deeply to parse") from None
     except json.JSONDecodeError as e:
         raise JSONError(f"not one JSON document: {e}") from None
+    except (ValueError, OverflowError, MemoryError) as e:  # none is known; a reader's text is hostile
+        raise JSONError(f"not one JSON document: {type(e).__name__}: {str(e)[:200]}") from None

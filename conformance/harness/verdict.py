@@ -20,15 +20,17 @@ from dataclasses import dataclass
 from .cases import Case
 from .compare import compare
 from .runner import Run
+from .schema import document_problems
 
 MAX_DIFFERENCES_SHOWN = 15
 
 
 #: What a failure was, for the results matrix: a breakage of the run (harness/runner.py BREAKAGES), or
 #: one of these (``batch-differs``: a reader's batch answer and its run alone judge differently,
-#: spec/canonical.md#canonical-reader-batch; conftest.py).
+#: spec/canonical.md#canonical-reader-batch; ``harness-error``: the harness raised while judging the case,
+#: or pytest failed its test for another reason: conftest.py; both fail the case).
 FAILURES = ("invalid-case", "not-run", "declined", "rejected-wrongly", "wrong-code", "accepted-wrongly",
-            "wrong-description", "batch-differs")
+            "wrong-description", "batch-differs", "harness-error")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,12 @@ def why(case: Case) -> str:
     if note:
         out += "\n  case note: " + (note if len(note) <= NOTE_SHOWN else note[:NOTE_SHOWN] + " ...")
     return out
+
+
+def harness_error(error: BaseException, what: str = "judging the case") -> Verdict:
+    """The failure of a case whose judging raised: the reader may be right, but nothing showed it."""
+    return Verdict("fail", f"the harness raised while {what} (the case fails: a pass must be shown): "
+                           f"{type(error).__name__}: {str(error)[:500]}", "harness-error")
 
 
 UNTRUSTED = "declined: not a real writer's accept case, never given to a reader that runs code from files"
@@ -82,7 +90,11 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = Fa
             return Verdict("fail", f"rejected with {run.code!r}, expected one of {list(case.errors)}: "
                                    f"{run.message}{why(case)}", "wrong-code")
         return Verdict("pass", f"rejected: {run.message}")
-    # accepted
+    # accepted: a description document first, whatever the case expects
+    # (spec/canonical.md#canonical-document; a case that fixes no description has nothing else to check)
+    problems = document_problems(run.description, unexpressed)
+    if problems:
+        return Verdict("fail", f"output: not a description document: {'; '.join(problems)}", "output")
     if inert and not case.accept_ok and case.errors == ("unsafe-global",):
         return Verdict("pass", "accepted inertly: judged by the inert mode "
                                "(spec/canonical.md#canonical-inert); no canary was touched")

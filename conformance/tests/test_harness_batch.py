@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from harness.batch import BatchSession
 from harness.runner import run_reader
+from harness.sandbox import bwrap_works
+
+SANDBOX = bwrap_works()
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-batch", "canonical.md#canonical-reader-cli")
 
@@ -80,7 +83,8 @@ FAKE = textwrap.dedent('''
 
 @pytest.fixture
 def fake(tmp_path: Path) -> list[str]:
-    script = tmp_path / "fake.py"
+    (tmp_path / "reader").mkdir()
+    script = tmp_path / "reader" / "fake.py"  # a folder of its own: a sandbox shows the reader its folder
     script.write_text(FAKE)
     return [sys.executable, str(script)]
 
@@ -93,17 +97,22 @@ def case(tmp_path: Path, name: str, word: str) -> Path:
     return path
 
 
+_D = json.dumps(DESCRIPTION)
 LIMITS = {"time_limit": 5.0, "memory_limit": 512 << 20}
 
 
+@pytest.mark.parametrize("sandbox", [SANDBOX, False], ids=["sandbox", "fallback"])
 @pytest.mark.parametrize("word,kind", [
     ("crash", "crash"), ("hang", "timeout"), ("eat-die", "crash"), ("garbage", "output"),
     ("side", "side-effect"),
 ])
 def test_a_broken_request_is_judged_as_alone_and_the_next_file_is_answered(
-        fake: list[str], tmp_path: Path, word: str, kind: str) -> None:
+        fake: list[str], tmp_path: Path, word: str, kind: str, sandbox: bool) -> None:
+    if word == "side" and sandbox:
+        pytest.skip("in the sandbox the file's folder cannot be written: test_harness_hermetic.py")
     ok, bad, after = (case(tmp_path, n, w) for n, w in (("a", "ok"), ("b", word), ("c", "ok")))
-    limits = {**LIMITS, "time_limit": 2.0} if word == "hang" else LIMITS
+    limits = {**LIMITS, "time_limit": 2.0, "sandbox": sandbox} if word == "hang" else \
+        {**LIMITS, "sandbox": sandbox}
     alone = run_reader(fake, bad, **limits)
     session = BatchSession([*fake, "--batch"], **limits)
     try:
@@ -147,6 +156,7 @@ def test_answers_carry_the_outcomes_and_the_hints(fake: list[str], tmp_path: Pat
     assert session.starts == 1 and session.requests == 4
 
 
+@pytest.mark.spec("canonical.md#canonical-json-numbers")
 @pytest.mark.parametrize("answer,problem", [
     ('{"id": 7, "status": 0, "description": {}}', "id"),
     ('{"id": 1, "status": "0"}', "status"),
@@ -157,6 +167,15 @@ def test_answers_carry_the_outcomes_and_the_hints(fake: list[str], tmp_path: Pat
     ('{"id": 1, "status": 3, "error": "x"}', "exit status 3"),
     ('{"id": 1, "status": 0, "description": {}, "extra": 1}', "members"),
     ('{"id": 1, "status": 0, "description": {"a": 1, "a": 2}}', "duplicate key"),
+    # ids and statuses are JSON integers: nothing Python calls equal to one (spec#canonical-reader-batch)
+    (f'{{"id": 1.0, "status": 0, "description": {_D}}}', "id"),
+    (f'{{"id": true, "status": 0, "description": {_D}}}', "id"),
+    (f'{{"id": 1, "status": 0.0, "description": {_D}}}', "status"),
+    (f'{{"id": 1, "status": false, "description": {_D}}}', "status"),
+    # numbers without a form, anywhere in the answer (spec/canonical.md#canonical-json-numbers)
+    (f'{{"id": 1, "status": 0, "_n": {"9" * 5000}, "description": {_D}}}', "5,000 digits"),
+    (f'{{"id": 1, "status": 0, "description": {_D[:-1]}, "_x": 1e999}}}}', "overflows"),
+    (f'{{"id": 1, "status": 0, "description": {_D[:-1]}, "_x": NaN}}}}', "NaN"),
 ])
 def test_answers_that_break_the_contract(tmp_path: Path, answer: str, problem: str) -> None:
     """Each answer is held to the per-process table: a well-framed but wrong answer is an output (or crash)
@@ -198,6 +217,7 @@ def test_the_suite_fails_a_case_whose_batch_answer_depends_on_order(tmp_path: Pa
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "conformance/test_cases.py", "-q", "-p", "no:cacheprovider",
          "--reader", f"{sys.executable} {script} --batch", "--reader-batch", "--batch-recheck", "all",
+         "--reader-per-process", f"{sys.executable} {script}",
          "--format", "pt-tar", "--reader-jobs", "1", "--report-json", str(report)],
         cwd=root, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stdout[-2000:]
@@ -205,6 +225,7 @@ def test_the_suite_fails_a_case_whose_batch_answer_depends_on_order(tmp_path: Pa
     differ = [r for r in results if r["kind"] == "batch-differs"]
     assert len(differ) == len(results) - 1 and len(results) > 2, [r["kind"] for r in results]
     assert "one process per file declined/declined" in differ[0]["detail"], differ[0]["detail"]
+    assert f"from `{sys.executable} {script} PATH`" in differ[0]["detail"], differ[0]["detail"]
     assert "rerun one process per file" in proc.stdout and f"{len(differ)} differ" in proc.stdout
 
 
@@ -256,3 +277,35 @@ def test_the_readme_loops_speak_the_protocol(tmp_path: Path, language: str) -> N
         session.close()
     assert [r.outcome for r in runs] == ["declined", "declined"], [r.summary() for r in runs]
     assert session.starts == 1
+
+
+def test_cases_that_allow_more_than_one_answer_are_always_rechecked(tmp_path: Path) -> None:
+    """A batch mode that declines every file (a decline fails no case of a reader other than the
+    reference): with no random sample (``--batch-recheck 0``) the recheck still reruns every case whose
+    expectation allows more than one answer, with the declared per-process command, and fails it."""
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    script = folder / "decliner.py"
+    script.write_text("import json, sys\nfor line in sys.stdin:\n    request = json.loads(line)\n"
+                      "    print(json.dumps({'id': request['id'], 'status': 2, 'error': 'unsupported: all'}),"
+                      " flush=True)\n")
+    report = tmp_path / "report.json"
+    root = Path(__file__).resolve().parents[2]
+    per_process = f"{sys.executable} -m torchfmt dump"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "conformance/test_cases.py", "-q", "-p", "no:cacheprovider",
+         "--reader", f"{sys.executable} {script}", "--reader-batch", "--reader-per-process", per_process,
+         "--batch-recheck", "0", "--format", "pt-torchscript", "--report-json", str(report)],
+        cwd=root, capture_output=True, text=True, timeout=600)
+    doc = json.loads(report.read_text())
+    sys.path.insert(0, str(root / "conformance"))
+    from conftest import recheck_always
+    from harness.cases import committed_cases
+
+    always = sorted(c.id for c in committed_cases() if c.format == "pt-torchscript" and recheck_always(c))
+    assert always, "pt-torchscript has an impl case"
+    assert doc["batch"]["rechecked"] == always, doc["batch"]
+    differ = sorted(r["id"] for r in doc["results"] if r["kind"] == "batch-differs")
+    assert differ == always and proc.returncode == 1, proc.stdout[-2000:]
+    detail = next(r["detail"] for r in doc["results"] if r["kind"] == "batch-differs")
+    assert f"from `{per_process} PATH`" in detail, detail

@@ -243,6 +243,62 @@ def test_notes_an_absent_version_and_defaults_are_not_differences() -> None:
     assert compare(actual, expected) == []
 
 
+def state_dict(metadata: Any, **attrs: Any) -> dict[str, Any]:
+    """An ordered dict as torch's state_dict: one tensor, and ``_metadata`` (and ``attrs``) as attrs."""
+    return {"type": "ordered_dict", "items": [[s("w"), tensor(None)]],
+            "attrs": {"_metadata": metadata, **attrs}}
+
+
+VERSION_1 = {"type": "dict", "items": [[s("version"), {"type": "int", "value": "1"}]]}
+META = {"type": "ordered_dict", "items": [[s(""), VERSION_1]]}
+
+
+@pytest.mark.parametrize("actual", [
+    {"type": "ordered_dict", "items": [[s("w"), tensor(None)]]},  # _metadata dropped
+    {"type": "ordered_dict", "items": [[s("w"), tensor(None)]], "attrs": {}},
+    state_dict({"type": "none"}),  # garbage in its place
+    state_dict(edited({"o": META}, lambda m: m["o"]["items"][0][1]["items"][0][1].update(value="2"))["o"]),
+    state_dict(META, _private=s("x")),  # an attribute torch does not have
+    {"type": "ordered_dict", "items": [[s("w"), tensor(None)]], "attrs": {"metadata": META}},
+])
+def test_attrs_names_are_data_underscore_or_not(actual: dict[str, Any]) -> None:
+    """The comparator skipped every ``_`` member at any depth: a reader that dropped a state_dict's
+    ``_metadata``, or wrote garbage there, passed every case that carries it."""
+    assert compare(doc(state_dict(META)), doc(actual)) != []
+    assert compare(doc(actual), doc(state_dict(META))) != []
+
+
+def test_notes_are_only_where_the_spec_defines_them() -> None:
+    """Notes: members of the document and fields of a VALUE, at any depth; a STORAGE record has none,
+    and a dict key named ``_x`` is a VALUE like any other."""
+    base = two_views()
+    noted = edited(base, lambda d: (d.__setitem__("_n", 1), item(d, "t").__setitem__("_n", 2),
+                                    item(d, "a").__setitem__("_n", [3])))
+    assert compare(base, noted) == [] and compare(noted, base) == []
+    assert paths(base, edited(base, lambda d: d["storages"]["s0"].__setitem__("_n", 1))) == \
+        ["$.storages.s0._n"]
+    keyed = doc({"type": "dict", "items": [[s("_x"), s("1")]]})
+    assert compare(keyed, doc({"type": "dict", "items": [[s("_y"), s("1")]]})) != []
+    assert compare(keyed, doc({"type": "dict", "items": []})) != []
+    table = doc({"type": "table", "items": [[s("_x"), s("1")], [s("y"), s("2")]]})
+    assert compare(table, doc({"type": "table", "items": [[s("y"), s("2")], [s("_x"), s("3")]]})) != []
+
+
+def test_ids_inside_underscore_attrs_are_matched() -> None:
+    """An attribute's value is walked for ids as any other value: a ref into ``_metadata`` resolves."""
+    shared = {"type": "list", "items": [], "id": "o1"}
+    expected = doc({"type": "list", "items": [state_dict(shared), {"type": "ref", "id": "o1"}]})
+    renamed = doc({"type": "list", "items": [state_dict({**shared, "id": "x"}), {"type": "ref", "id": "x"}]})
+    unshared = doc({"type": "list", "items": [state_dict({"type": "list", "items": []}),
+                                              {"type": "list", "items": []}]})
+    assert compare(expected, renamed) == []
+    assert compare(expected, unshared) != []
+    in_set = doc({"type": "set", "items": [state_dict(META), state_dict(META, _x=s("1"))]})
+    assert compare(in_set, edited(in_set, lambda d: d["objects"][0]["items"].reverse())) == []
+    other = doc({"type": "set", "items": [state_dict(META), state_dict(META, _x=s("2"))]})
+    assert compare(in_set, other) != []
+
+
 @pytest.mark.parametrize("version", [1, 9, "0", False, 0.0, None])
 def test_a_description_of_another_version_differs(version: object) -> None:
     """spec/canonical.md#canonical-document: version 0 is what these rules compare."""

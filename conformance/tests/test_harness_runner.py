@@ -11,6 +11,11 @@ from pathlib import Path
 
 import pytest
 from harness.runner import run_reader
+from harness.sandbox import bwrap_works
+
+#: The sandboxed variant of a test runs where bubblewrap does (harness/sandbox.py); elsewhere it runs the
+#: fallback twice.
+SANDBOX = bwrap_works()
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")  # counted by spec/traceability.py
 
@@ -80,22 +85,31 @@ def test_memory_limit(case_file: Path) -> None:
     assert run.outcome == "broken", run.summary()
 
 
-def test_sandbox_environment(case_file: Path) -> None:
+@pytest.mark.parametrize("sandbox", [SANDBOX, False], ids=["sandbox", "fallback"])
+def test_sandbox_environment(case_file: Path, sandbox: bool) -> None:
     code = """
         import json, os, sys
         print(json.dumps({"cwd": os.getcwd(), "tmp": os.environ["TMPDIR"], "home": os.environ["HOME"],
                           "stdin": sys.stdin.read(), "argv": sys.argv[1:],
+                          "beside": sorted(os.listdir(os.path.dirname(sys.argv[1]))),
+                          "data": open(sys.argv[1], "rb").read().decode(),
                           "hints": {k: v for k, v in os.environ.items() if k.startswith("TORCHFMT_T7_")}}))
     """
-    run = run_reader(fake(code), case_file, {"mode": "ascii", "long_size": 4})
+    run = run_reader(fake(code), case_file, {"mode": "ascii", "long_size": 4}, sandbox=sandbox)
     got = run.description
     assert run.outcome == "accepted", run.problems
-    assert got["cwd"] == got["tmp"] == got["home"] and "torchfmt-run-" in got["cwd"]
-    assert not Path(got["cwd"]).exists(), "the temp folder is removed after the run"
+    assert got["cwd"] == got["tmp"] == got["home"]
+    if sandbox:
+        assert got["cwd"] == "/tmp"
+    else:
+        assert "torchfmt-run-" in got["cwd"] and not Path(got["cwd"]).exists(), "removed after the run"
     assert got["stdin"] == ""
-    assert got["argv"] == [str(case_file.resolve())]
+    # a copy of the file, alone in a folder of its own (never the case's folder)
+    assert len(got["argv"]) == 1 and got["argv"][0] != str(case_file.resolve())
+    assert Path(got["argv"][0]).name == case_file.name and got["beside"] == [case_file.name]
+    assert got["data"] == case_file.read_text()
     assert got["hints"] == {"TORCHFMT_T7_MODE": "ascii", "TORCHFMT_T7_LONG_SIZE": "4"}
-    plain = run_reader(fake(code), case_file)
+    plain = run_reader(fake(code), case_file, sandbox=sandbox)
     assert plain.description["hints"] == {}
 
 
@@ -120,7 +134,7 @@ def test_side_effects_outside_the_temp_folder_are_caught(case_file: Path, tmp_pa
         "delete": f"import os; os.remove({str(watched / 'keep')!r})",
     }[where]
     run = run_reader(fake(f"{action}; print({DESCRIPTION!r})"), case_file, watch=[watched],
-                     canaries=[canary])
+                     canaries=[canary], sandbox=False)
     assert run.outcome == "broken", run.summary()
     assert any("side effects" in p or "canary" in p for p in run.problems), run.problems
     assert run.breakage == ("code-ran" if where == "canary" else "side-effect")
@@ -132,13 +146,14 @@ def test_a_canary_left_by_an_earlier_run_hides_no_later_one(case_file: Path, tmp
     canary = tmp_path / "canary"
     canary.write_text("")
     os.utime(canary, ns=(10**18, 10**18))
-    quiet = run_reader(fake(f"print({DESCRIPTION!r})"), case_file, canaries=[canary])
+    quiet = run_reader(fake(f"print({DESCRIPTION!r})"), case_file, canaries=[canary], sandbox=False)
     assert quiet.outcome == "accepted", quiet.summary()
     touch = f"import subprocess; subprocess.run(['touch', {str(canary)!r}]); print({DESCRIPTION!r})"
-    run = run_reader(fake(touch), case_file, canaries=[canary])
+    run = run_reader(fake(touch), case_file, canaries=[canary], sandbox=False)
     assert (run.outcome, run.breakage) == ("broken", "code-ran"), run.summary()
 
 
-def test_a_reader_that_cannot_start_is_broken(case_file: Path) -> None:
-    run = run_reader(["/nonexistent/reader"], case_file)
+@pytest.mark.parametrize("sandbox", [SANDBOX, False], ids=["sandbox", "fallback"])
+def test_a_reader_that_cannot_start_is_broken(case_file: Path, sandbox: bool) -> None:
+    run = run_reader(["/nonexistent/reader"], case_file, sandbox=sandbox)
     assert run.outcome == "broken" and "cannot start" in run.problems[0] and run.breakage == "start"

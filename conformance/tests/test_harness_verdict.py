@@ -69,3 +69,32 @@ def test_an_inert_reader_passes_gadget_cases_by_accepting_them_without_running_t
     assert judge(gadget, ran, declined_fails=False, inert=True).kind == "code-ran"
     other = case("reject", errors=("truncated",))
     assert judge(other, accepted, declined_fails=False, inert=True).kind == "accepted-wrongly"
+
+
+@pytest.mark.spec("canonical.md#canonical-document")
+@pytest.mark.parametrize("doc", [
+    {}, [], {"_note": 1}, {"format": "pt-zip", "objects": []},
+    {**DESCRIPTION, "extra": 1}, {**DESCRIPTION, "format": "pt"}, {**DESCRIPTION, "objects": {}},
+    {**DESCRIPTION, "objects": [1]}, {**DESCRIPTION, "objects": [{"value": 1}]},
+    {**DESCRIPTION, "storages": []}, {**DESCRIPTION, "storages": {"s0": "x"}},
+    {**DESCRIPTION, "description_version": 1}, {**DESCRIPTION, "description_version": 0.0},
+])
+@pytest.mark.parametrize("c", [case("impl"), case("impl", errors=("truncated",)), case("accept"),
+                               case("reject", errors=("unsafe-global",))])
+def test_an_accepted_answer_must_be_a_description_document(c: Case, doc: object) -> None:
+    """An impl case that fixes no description passed ``{}``: the document's own shape is checked for
+    every accepted run, before anything else about it, in every mode (an inert reader's too)."""
+    for inert in (False, True):
+        v = judge(c, run("accepted", description=doc), declined_fails=False, inert=inert)
+        assert (v.outcome, v.kind) == ("fail", "output"), v
+        assert "not a description document" in v.detail
+
+
+def test_a_description_document_passes_a_case_that_fixes_none() -> None:
+    for doc in (DESCRIPTION, {k: v for k, v in DESCRIPTION.items() if k != "description_version"},
+                {**OTHER, "_notes": {"any": [1.5]}}):
+        assert judge(case("impl"), run("accepted", description=doc), declined_fails=False).outcome == "pass"
+    partial = {k: v for k, v in DESCRIPTION.items() if k != "storages"}  # a reader with no storages
+    assert judge(case("impl"), run("accepted", description=partial), declined_fails=False,
+                 unexpressed=frozenset({"storages"})).outcome == "pass"
+    assert judge(case("impl"), run("accepted", description=partial), declined_fails=False).kind == "output"

@@ -1,0 +1,213 @@
+"""Readers that try to pass without reading the file, to outlive their run, or to flood the harness
+(spec/canonical.md#canonical-reader-cli, #canonical-reader-batch; harness/sandbox.py, harness/capture.py):
+each is judged a wrong or broken reader, per process and in batch mode, in the sandbox and without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from harness import batch, runner
+from harness.batch import BatchSession
+from harness.runner import run_reader
+from harness.sandbox import bwrap_works
+from harness.vocabulary import CONFORMANCE
+
+pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli", "canonical.md#canonical-reader-batch")
+
+SANDBOX = bwrap_works()
+MODES = pytest.mark.parametrize("sandbox", [SANDBOX, False], ids=["sandbox", "fallback"])
+DESCRIPTION = {"description_version": 0, "format": "pt-zip", "objects": [], "storages": {}}
+
+#: ``reader.py PATH`` or ``reader.py --batch``: ``answer(path)`` gives (status, description, error line).
+LOOP = textwrap.dedent('''
+    import json, os, sys
+    ANSWER
+    if sys.argv[1:] == ["--batch"]:
+        for line in sys.stdin:
+            request = json.loads(line)
+            status, description, error = answer(request["path"])
+            doc = {"id": request["id"], "status": status}
+            doc.update({"description": description} if status == 0 else {"error": error})
+            print(json.dumps(doc), flush=True)
+    else:
+        status, description, error = answer(sys.argv[1])
+        if status == 0:
+            print(json.dumps(description))
+        else:
+            print(error, file=sys.stderr)
+        sys.exit(status)
+''')
+
+
+def reader(tmp_path: Path, answer: str) -> list[str]:
+    folder = tmp_path / "reader"  # a folder of its own: the sandbox shows a reader its command's folder
+    folder.mkdir(exist_ok=True)
+    script = folder / "reader.py"
+    script.write_text(LOOP.replace("ANSWER", textwrap.dedent(answer)))
+    return [sys.executable, str(script)]
+
+
+def case(tmp_path: Path, name: str = "a") -> Path:
+    """A case folder as the suite has them: the file beside expected.json and case.yaml."""
+    folder = tmp_path / "cases" / name
+    folder.mkdir(parents=True)
+    (folder / "expected.json").write_text(json.dumps(DESCRIPTION))
+    (folder / "case.yaml").write_text("category: accept\n")
+    path = folder / "data.pt"
+    path.write_bytes(b"the reader must read this")
+    return path
+
+
+def both(command: list[str], path: Path, sandbox: bool, **kw: object) -> tuple[runner.Run, runner.Run]:
+    """The file's per-process run and its batch answer (the batch command: ``command --batch``)."""
+    alone = run_reader(command, path, sandbox=sandbox, time_limit=20, **kw)  # type: ignore[arg-type]
+    session = BatchSession([*command, "--batch"], sandbox=sandbox, time_limit=20)
+    try:
+        answered = session.run(path, **kw)  # type: ignore[arg-type]
+    finally:
+        session.close()
+    return alone, answered
+
+
+LOOKUP = '''
+    def answer(path):
+        beside = os.path.join(os.path.dirname(path), "expected.json")
+        if os.path.exists(beside):
+            return 0, json.load(open(beside)), ""
+        return 2, None, "unsupported: no expected.json beside the file"
+'''
+
+
+@MODES
+def test_a_reader_that_answers_from_the_case_folder_finds_nothing(tmp_path: Path, sandbox: bool) -> None:
+    alone, answered = both(reader(tmp_path, LOOKUP), case(tmp_path), sandbox)
+    assert alone.outcome == answered.outcome == "declined", (alone.summary(), answered.summary())
+
+
+@pytest.mark.skipif(not SANDBOX, reason="bubblewrap does not run here")
+def test_the_sandbox_hides_the_suite_and_shows_the_readers_files(tmp_path: Path) -> None:
+    """Nothing of the cases or of the results is visible; the reference reader's package and the adapters
+    are; nothing but the run's /tmp is writable; no network."""
+    probe = f'''
+    def answer(path):
+        import socket
+        seen = {{p: os.path.exists(p) for p in {[str(CONFORMANCE / "cases"), str(CONFORMANCE / "results"),
+                                                str(CONFORMANCE / "adapters" / "torch_reader.py"),
+                                                str(CONFORMANCE.parent / "reference_impl" / "torchfmt"),
+                                                str(tmp_path / "cases")]!r}}}
+        try:
+            open({str(CONFORMANCE.parent / "escaped")!r}, "w")
+            seen["write"] = True
+        except OSError:
+            seen["write"] = False
+        try:
+            socket.create_connection(("1.1.1.1", 53), timeout=2)
+            seen["net"] = True
+        except OSError:
+            seen["net"] = False
+        return 0, {{**{DESCRIPTION!r}, "_seen": seen}}, ""
+    '''
+    alone, answered = both(reader(tmp_path, probe), case(tmp_path), True)
+    for run in (alone, answered):
+        assert run.outcome == "accepted", run.summary()
+        cases, results, adapter, package, here = (str(CONFORMANCE / "cases"), str(CONFORMANCE / "results"),
+                                                  str(CONFORMANCE / "adapters" / "torch_reader.py"),
+                                                  str(CONFORMANCE.parent / "reference_impl" / "torchfmt"),
+                                                  str(tmp_path / "cases"))
+        seen = run.description["_seen"]
+        assert not seen[cases] and not seen[results] and not seen[here], seen
+        assert seen[adapter] and seen[package], seen
+        assert not seen["write"] and not seen["net"], seen
+
+
+@MODES
+def test_nothing_a_reader_starts_outlives_its_run(tmp_path: Path, sandbox: bool) -> None:
+    """A ``setsid`` grandchild that would touch the canary 2 s after the answer: it is gone with the run
+    (a PID namespace, or killed by its run's token), and the canary stays untouched."""
+    canary = Path(f"/tmp/torchfmt-canary-hermetic-{os.getpid()}-{int(sandbox)}")
+    marker = f"torchfmt-escape-{time.time_ns()}"
+    late = f'''
+    def answer(path):
+        import subprocess
+        subprocess.Popen(["sh", "-c", "sleep 2; : {marker}; touch {canary}"], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return 0, {DESCRIPTION!r}, ""
+    '''
+    alone, answered = both(reader(tmp_path, late), case(tmp_path), sandbox, canaries=[canary])
+    time.sleep(3)
+    left = [p for p in os.listdir("/proc") if p.isdigit() and marker.encode() in _cmdline(p)]
+    assert not left, f"processes left behind: {left}"
+    assert not canary.exists()
+    assert alone.outcome == answered.outcome == "accepted", (alone.summary(), answered.summary())
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+@MODES
+def test_floods_are_refused_and_not_kept(tmp_path: Path, sandbox: bool,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """stdout (an answer line) past the output limit is refused as ``output``; a flood of stderr is kept
+    as its first line and a bounded tail (the limit made 1 MiB here: the suite's is the text budget plus
+    64 MiB, harness/capture.py)."""
+    monkeypatch.setattr(runner, "output_limit", lambda: 1 << 20)
+    monkeypatch.setattr(batch, "output_limit", lambda: 1 << 20)
+    flood = '''
+    def answer(path):
+        return 0, {"format": "pt-zip", "objects": [], "storages": {}, "x": "x" * (4 << 20)}, ""
+    '''
+    alone, answered = both(reader(tmp_path, flood), case(tmp_path), sandbox)
+    for run in (alone, answered):
+        assert run.breakage == "output" and "passed 1048576 bytes" in run.problems[0], run.summary()
+        assert len(run.stdout) == 0
+    noisy = '''
+    def answer(path):
+        sys.stderr.write("truncated: first\\n" + "noise\\n" * (2 << 20) + "last words\\n")
+        sys.stderr.flush()
+        return 1, None, "truncated: the error line"
+    '''
+    run = run_reader(reader(tmp_path, noisy), case(tmp_path, "b"), sandbox=sandbox, time_limit=20)
+    assert run.breakage == "output" and len(run.stderr) < 100_000, run.summary()
+    assert run.stderr_size >= 12 << 20 and "'truncated: first' | ... | 'truncated: the error line'" \
+        in run.problems[0], run.problems
+
+
+@MODES
+def test_an_unfinished_answer_line_is_not_an_answer(tmp_path: Path, sandbox: bool) -> None:
+    command = reader(tmp_path, 'def answer(path):\n    return 0, {}, ""\n')
+    script = Path(command[1])
+    script.write_text("import sys\nfor line in sys.stdin:\n    sys.stdout.write('{\"id\": 1'); break\n")
+    session = BatchSession(command, sandbox=sandbox, time_limit=20)
+    try:
+        run = session.run(case(tmp_path))
+    finally:
+        session.close()
+    assert run.breakage == "output" and "without a newline" in run.problems[0], run.summary()
+
+
+def test_a_write_that_keeps_size_and_mtime_is_caught(tmp_path: Path) -> None:
+    """Without a sandbox a reader can reach a generated case's file (outside the watched tree): a write
+    that keeps its size and modification time is found by the file's content hash."""
+    path = case(tmp_path)
+    sneaky = f'''
+    def answer(path):
+        target = {str(path)!r}
+        st = os.stat(target)
+        with open(target, "r+b") as f:
+            f.write(b"T")
+        os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+        return 0, {DESCRIPTION!r}, ""
+    '''
+    run = run_reader(reader(tmp_path, sneaky), path, sandbox=False)
+    assert run.breakage == "side-effect" and "its content" in run.problems[0], run.summary()
