@@ -64,10 +64,15 @@ def file_bytes(case_id: str) -> bytes:
     return load_case(CONFORMANCE / "cases" / case_id).path.read_bytes()
 
 
+#: Where the readers are, as the suite run sees them: copied into its private /tmp (a sandboxed run sees
+#: nothing of the project's tests, and binds a folder under /tmp that its command names).
+READERS = Path("/tmp/redteam-readers")
+
+
 def reader_command(run: dict[str, Any]) -> list[str]:
     args = [a.format(conformance=CONFORMANCE) for a in run.get("args", [])]
     on = [hashlib.sha256(file_bytes(TABLE["cases"][k])).hexdigest() for k in run.get("on", [])]
-    return [sys.executable, str(REDTEAM / "readers" / run["reader"]), *args, "--on", ",".join(on) or "-"]
+    return [sys.executable, str(READERS / run["reader"]), *args, "--on", ",".join(on) or "-"]
 
 
 @dataclass
@@ -97,6 +102,8 @@ def junit_outcomes(path: Path) -> dict[str, str]:
 def suite_run(run: dict[str, Any], mode: str) -> SuiteRun:
     private = Path(tempfile.mkdtemp(prefix="torchfmt-redteam-"))
     try:
+        shutil.copytree(REDTEAM / "readers", private / READERS.name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
         reader = shlex.join(reader_command(run))
         cmd = ["nice", "-n", "10", BWRAP or "", "--dev-bind", "/", "/", "--bind", str(private), "/tmp",
                "--die-with-parent", "--chdir", str(ROOT), sys.executable, "-m", "pytest", "-q",
@@ -104,7 +111,8 @@ def suite_run(run: dict[str, Any], mode: str) -> SuiteRun:
                "--reader", reader, "--reader-jobs", "1", "--reader-timeout", str(READER_TIMEOUT),
                "--report-json", "/tmp/report.json", "--junitxml", "/tmp/junit.xml"]
         if mode == "batch":
-            cmd += ["--reader-batch", "--batch-recheck", "0", "--batch-seed", "1"]
+            cmd += ["--reader-batch", "--reader-per-process", reader, "--batch-recheck", "0",
+                    "--batch-seed", "1"]
         cmd += run.get("harness", [])
         path = os.pathsep.join([str(ROOT / "reference_impl"), os.environ.get("PYTHONPATH", "")])
         env = {**os.environ, **run.get("env", {}), "PYTHONPATH": path}
