@@ -71,7 +71,7 @@ READERS = Path("/tmp/redteam-readers")
 
 def reader_command(run: dict[str, Any]) -> list[str]:
     args = [a.format(conformance=CONFORMANCE) for a in run.get("args", [])]
-    on = [hashlib.sha256(file_bytes(TABLE["cases"][k])).hexdigest() for k in run.get("on", [])]
+    on = [hashlib.sha256(file_bytes(TABLE["cases"][k])).hexdigest() for k in run.get("trigger", [])]
     return [sys.executable, str(READERS / run["reader"]), *args, "--on", ",".join(on) or "-"]
 
 
@@ -212,10 +212,16 @@ def test_redteam_reader_is_judged_as_the_table_says(key: str) -> None:
     assert not wrong, f"{key}: the judge got this reader wrong:\n  " + "\n  ".join(wrong)
 
 
+#: What a run of the table may say (a YAML 1.1 boolean such as ``on`` would be read as ``True``).
+RUN_KEYS = {"name", "reader", "args", "trigger", "env", "harness", "modes", "expect", "expect-per-process",
+            "expect-batch", "session-per-process", "session-batch", "canary-quiet"}
+
+
 def test_every_reader_of_the_table_exists_and_every_case_is_a_case() -> None:
     for run in TABLE["runs"]:
+        assert set(run) <= RUN_KEYS, (run["name"], set(run) - RUN_KEYS)
         assert (REDTEAM / "readers" / run["reader"]).is_file(), run["reader"]
-        for key in run.get("on", []) + [k for k in run.get("expect", {}) if k != "*"]:
+        for key in run.get("trigger", []) + [k for k in run.get("expect", {}) if k != "*"]:
             assert key in TABLE["cases"], (run["name"], key)
     for case_id in TABLE["cases"].values():
         assert file_bytes(case_id)
