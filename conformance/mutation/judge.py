@@ -35,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from . import store
 from .operators import Mutant, apply, mutants
 
 CONFORMANCE = Path(__file__).resolve().parents[1]
@@ -58,6 +59,13 @@ def self_tests(redteam: bool) -> list[str]:
     tests = sorted(str(p.relative_to(ROOT)) for p in (CONFORMANCE / "tests").glob("test_harness_*.py"))
     red = f"conformance/{REDTEAM}"
     return [red] if redteam else [t for t in tests if t != red]
+
+
+def first_for(module: str, tests: list[str]) -> list[str]:
+    """``tests`` with the module's own self-tests first (``harness/runner.py``: ``test_harness_runner.py``):
+    the run stops at the first failure, and those are the likeliest to fail."""
+    own = f"test_harness_{Path(module).stem}.py"
+    return sorted(tests, key=lambda t: not t.endswith(own))
 
 
 def population() -> tuple[list[Mutant], dict[str, str]]:
@@ -155,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="run the red team's suite runs too, for the mutants the other self-tests leave "
                         "alive")
     p.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
+    p.add_argument("--resume", action="store_true",
+                   help="skip the mutants the interrupted run of the seed ran")
+    p.add_argument("--store-partial", action="store_true",
+                   help="store what the interrupted run of the seed ran, as its draw, and stop")
     p.add_argument("--left-out", nargs="*", metavar="NODE",
                    help="the self-tests to leave out, instead of a baseline run finding those that fail")
     args = p.parse_args(argv)
@@ -167,12 +179,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     stages = [self_tests(False)] + ([self_tests(True)] if args.redteam else [])
     print(f"judge mutation: {len(picked)} of {len(pop)} mutants (seed {seed}); baseline ...", flush=True)
-    failing = args.left_out if args.left_out is not None else [f for tests in stages for f in baseline(tests)]
+    failing = args.left_out if args.left_out is not None or args.store_partial else \
+        [f for tests in stages for f in baseline(tests)]
+    failing = failing or []
     print(f"baseline: {len(failing)} self-tests fail on the unmutated judge (left out): {failing[:8]}",
           flush=True)
+    # outcomes kept outside conformance/ while tests run (a suite run watches that tree)
+    progress = store.progress_file(seed).with_name(f"judge-progress-{seed}.json")
+    progress.parent.mkdir(parents=True, exist_ok=True)
+    results: dict[str, dict[str, Any]] = json.loads(progress.read_text()) \
+        if (args.resume or args.store_partial) and progress.is_file() else {}
+    picked_all = picked
+    picked = [m for m in picked if m.id not in results]
     workspaces: list[JudgeWorkspace] = []
     free: list[JudgeWorkspace] = []
-    results: dict[str, dict[str, Any]] = {}
     start = time.monotonic()
 
     def one(m: Mutant) -> None:
@@ -186,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
             for tests in stages:
                 skip = list(failing)
                 for _ in range(FLAKY_RETRIES + 1):
-                    outcome, tail = ws.run(m, sources[m.module], tests, skip, args.mutant_time_limit)
+                    outcome, tail = ws.run(m, sources[m.module], first_for(m.module, tests), skip,
+                                           args.mutant_time_limit)
                     first = next((ln for ln in tail.splitlines() if ln.startswith(("FAILED", "ERROR"))), "")
                     node = first.split(" ", 1)[1].split(" - ", 1)[0] if outcome == "failed" and first else ""
                     if outcome != "failed" or not node or ws.pytest([node], [], args.mutant_time_limit)[0] \
@@ -202,16 +223,19 @@ def main(argv: list[str] | None = None) -> int:
         results[m.id] = {"module": m.module, "line": m.line, "col": m.col, "operator": m.operator,
                          "function": m.function, "original": m.original, "mutated": m.mutated,
                          "status": status, "case": first[:300], "seconds": round(time.monotonic() - t0, 1)}
+        progress.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
         took = time.monotonic() - t0
         print(f"[{len(results)}/{len(picked)}] {status:8} {m.id} ({took:.0f} s) {first[:120]}", flush=True)
 
-    try:
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            list(pool.map(one, picked))
-    finally:
-        for ws in workspaces:
-            ws.close()
-    doc = {"settings": {"sample": len(picked), "seed": seed, "population": len(pop),
+    if not args.store_partial:
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                list(pool.map(one, picked))
+        finally:
+            for ws in workspaces:
+                ws.close()
+    doc = {"settings": {"sample": len(picked_all), "seed": seed, "population": len(pop),
+                        **({"run": len(results), "partial": True} if len(results) < len(picked_all) else {}),
                         "modules": list(TARGETS), "redteam": args.redteam,
                         "tests": [t for s in stages for t in s], "left_out": failing,
                         "source": _digest("".join(sources[m] for m in TARGETS)),

@@ -50,6 +50,8 @@ def _draw_line(label: str, doc: dict[str, Any], judgments: dict[str, Judgment]) 
     k = sum(c == "killed" for c in classes.values())
     e = sum(c == "equivalent" for c in classes.values())
     s = doc["settings"]
+    if s.get("partial"):
+        label += f" (interrupted: {s.get('run', n)} of {s.get('sample', '?')} run)"
     return (f"| {label} | {s.get('seed', '?')} | {n} | {k} | {e} | {n - k - e} | "
             f"{_with_interval(k, n, e)} | {s.get('finished', s.get('date', ''))} |")
 
