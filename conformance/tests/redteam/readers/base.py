@@ -66,9 +66,17 @@ class Reader:
         self.args = args
         self.triggers = set(filter(None, args.on.split(",")))
         self.batch = args.path is None
+        self.seen: dict[str, bool] = {}
 
     def triggered(self, path: str) -> bool:
-        return digest(path) in self.triggers
+        """Whether ``path`` is a trigger, decided once per path (in batch mode before the answer: the
+        suite may remove its copy of the file as soon as the answer is in)."""
+        if path not in self.seen:
+            try:
+                self.seen[path] = digest(path) in self.triggers
+            except OSError:
+                self.seen[path] = False
+        return self.seen[path]
 
     def answer(self, path: str, hints: dict[str, str]) -> tuple[int, str]:
         return reference(path, hints)
@@ -110,6 +118,7 @@ class Reader:
             if not raw.strip():
                 continue
             request = json.loads(raw)
+            self.triggered(request["path"])
             status, text = self.answer(request["path"], request.get("hints") or {})
             self.request = request
             self.write_answer(answers, request, status, text)
