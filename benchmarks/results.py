@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT / "reference_impl"))  # this tree's reader, whatever
 import tools_big  # noqa: E402
 from batch_speed import stored as batch_section  # noqa: E402  (its own section, kept as it is)
 from big_file import run as run_command  # noqa: E402  (wall time and peak RSS of a command)
+from capture_memory import stored as capture_section  # noqa: E402  (its own section, kept as it is)
 from suite_speed import run as run_suite  # noqa: E402
 
 TORCHFILE_SETUP = ROOT / "conformance" / "adapters" / "torchfile" / "setup"
@@ -485,7 +486,8 @@ def main(argv: list[str] | None = None) -> int:
         loads.append(os.getloadavg())
     tgts = targets({m.spec.key: m for m in measured}, suite[0] if suite else None) + tools_targets(tools)
     page = render(measured, tgts, suite, args, loads, started, time.monotonic() - start, tools)
-    kept = batch_section(args.out.read_text(encoding="utf-8")) if args.out.is_file() else ""
+    old = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
+    kept = batch_section(old) + capture_section(old)
     page += "\n" + kept if kept else ""
     args.out.write_text(page)
     print(page)

@@ -188,6 +188,8 @@ class Suite:
         #: The command of the reader's batch mode, when it runs in one (harness/batch.py).
         self.batch = batch_command(self.reader, config)
         self.sessions: queue.Queue[BatchSession] = queue.Queue()
+        #: What the batch processes did after an answer whose verdict was already given: fails the session.
+        self.late: list[str] = []
         self.batch_sessions: list[BatchSession] = []
         recheck = str(config.getoption("--batch-recheck"))
         self.recheck_count = None if recheck == "all" else int(recheck)
@@ -202,6 +204,8 @@ class Suite:
         #: Cases rechecked because their expectation allows more than one answer.
         self.recheck_always = 0
         self.differ: list[str] = []
+        if self.reader.is_reference and sandbox.bwrap_works():
+            readers.fill_bytecode_cache()
         if self.reader.is_reference and warm.available() and not config.getoption("--cold") \
                 and self.batch is None:
             self.warm = queue.Queue()
@@ -267,6 +271,10 @@ class Suite:
             if self.reader.declined_fails:
                 return Verdict("fail", f"the reference reader may not decline {case.format}", "declined")
             return Verdict("declined", f"declined: the whole {case.format} format (--declines)")
+        if run is not None and run.settle is not None:  # a batch answer: what its process did since
+            run.settle()
+        if run is not None:
+            run.judged = True
         verdict = self.judge_run(case, run)
         if self.batch is None or run is None:
             return verdict
@@ -373,6 +381,7 @@ class Suite:
             server.close()
         for session in self.batch_sessions:
             session.close()
+            self.late += session.late
         durations.save(self.reader.name, {r["id"]: r["seconds"] for r in self.results
                                           if r["seconds"] is not None})
 
@@ -380,7 +389,8 @@ class Suite:
         return {"requests": sum(s.requests for s in self.batch_sessions),
                 "starts": sum(s.starts for s in self.batch_sessions),
                 "restarts": sum(s.restarts for s in self.batch_sessions), "seed": self.seed,
-                "rechecked": sorted(self.rechecked), "differ": sorted(self.differ)}
+                "rechecked": sorted(self.rechecked), "differ": sorted(self.differ),
+                "late": list(self.late)}
 
     def batch_line(self) -> str:
         """What batch mode did: requests, processes, restarts, and the rechecks one process per file."""
@@ -527,6 +537,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     tr.write_line(f"{'all':<16} {'':<9} {total['pass']:>6} {total['fail']:>6} {total['declined']:>9}")
     if suite.batch is not None:
         tr.write_line(suite.batch_line())
+    for problem in suite.late:
+        tr.write_line(f"FAILED the batch session (found after the request's verdict): {problem}", red=True)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -578,6 +590,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     suite = session.config.stash[_SUITE]
     suite.close()
     suite.write_report(session.config.stash[_EXTRA])
+    if suite.late:  # a batch process broke the protocol after a verdict was given: the run fails
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -49,6 +50,11 @@ from .sandbox import TOKEN_ENV, Stage
 ANSWER_KEYS = frozenset({"id", "status", "description", "error"})
 #: How much of a batch process's stderr is kept, to quote when it dies.
 STDERR_TAIL = 4096
+#: Request ids grow by a random step below this: an answer cannot be written before its request.
+ID_STEP = 1 << 20
+MORE_THAN_ONE_LINE = "the batch process wrote more than one line for the request"
+#: How long the rest of a line written between requests is waited for.
+PENDING_WAIT = 0.5
 #: How long a process that closed its stdout has to exit before it is killed.
 EXIT_GRACE = 5.0
 
@@ -171,8 +177,8 @@ class _Process:
             self.kill()
             return None
 
-    def close(self) -> None:
-        """Close stdin (the protocol's end), give the process a moment, then end its group anyway."""
+    def stdin_end(self) -> None:
+        """Close stdin (the protocol's end) and give the process a moment to exit."""
         try:
             self.proc.stdin.close()
         except OSError:
@@ -181,6 +187,10 @@ class _Process:
             self.proc.wait(timeout=EXIT_GRACE)
         except subprocess.TimeoutExpired:
             pass
+
+    def close(self) -> None:
+        """End the process: its stdin closed, a moment to exit, then its group ended anyway."""
+        self.stdin_end()
         self.kill()
         self.stage.end()
         for stream in (self.proc.stdout, self.proc.stderr):
@@ -202,33 +212,75 @@ class BatchSession:
         self.extra_env = dict(extra_env or {})
         self.process: _Process | None = None
         self.requests = 0
+        self.lock = threading.RLock()
+        #: The last request's id; each one grows by a random step.
+        self.next_id = secrets.randbelow(ID_STEP)
+        #: This process's answers by id, and its last answer with a watch set just after it.
+        self.answered: dict[int, Run] = {}
+        self.last: tuple[Run, Watch] | None = None
+        #: Problems found after the verdict of their request was judged: the session fails (conftest.py).
+        self.late: list[str] = []
         #: Processes started, and how many of them ended a broken request.
         self.starts = 0
         self.restarts = 0
 
     def run(self, path: Path, hints: Mapping[str, Any] | None = None, *, watch: Sequence[Path] = (),
             canaries: Sequence[Path] = (CANARY,)) -> Run:
-        """One request: the file's answer, judged as a per-process run of it would be."""
+        """One request: the file's answer, judged as a per-process run of it would be.
+
+        What the process did since its last answer is checked first (:meth:`_between`) and charged to
+        that answer; this request then goes to a new process.  A request that a process which answered
+        others breaks (a line that is not its answer, an exit without an answer, side effects, a canary)
+        is asked again of a new process: when that one answers otherwise, the breakage was the earlier
+        answer's (a second answer, a child's stray line, a late side effect) and is charged to it, the
+        request keeping the new process's answer (spec/canonical.md#canonical-reader-batch)."""
         path = Path(path).resolve()
         self.requests += 1
         command = [*self.command, f"<request {self.requests}: {path}>"]
+        with self.lock:
+            self._between()
+            previous = self.answered[max(self.answered)] if self.answered and self.process is not None \
+                and not self.process.eof else None
+            run, named = self._request(path, hints, watch, canaries, command)
+            earlier = named or (previous if suspect(run) else None)
+            if earlier is None:
+                return run
+            if self.process is not None:  # asked again of a new process
+                self.process.close()
+                self.process = None
+            retry, _ = self._request(path, hints, watch, canaries, command)
+            if named is None and (retry.outcome, retry.breakage) == (run.outcome, run.breakage):
+                return run  # the file's own answer, in a new process too
+            self._charge(earlier, "output" if run.breakage in ("output", "crash") else run.breakage,
+                         ("a second answer to this request came with a later one" if named is not None else
+                          "the next request found: " + "; ".join(run.problems))
+                         + " (a new process answers that request otherwise)")
+            return retry
+
+    def _request(self, path: Path, hints: Mapping[str, Any] | None, watch: Sequence[Path],
+                 canaries: Sequence[Path], command: list[str]) -> tuple[Run, Run | None]:
+        """Send the request and judge its answer: (the run, the earlier answer of this process that the
+        line read as this request's answer names by its id, if any)."""
         start = time.monotonic()
         if self.process is None or self.process.eof or self.process.proc.poll() is not None:
             if self.process is not None:
                 self.process.close()
+            self.answered = {}
             try:
                 self.process = _Process(self.command, self.extra_env, self.memory_limit, self.sandbox)
             except OSError as e:
                 self.process = None
                 run = Run(command, None, b"", b"", 0.0)
                 run.broken("start", f"cannot start the reader's batch process: {e}")
-                return run
+                return run, None
             self.starts += 1
         process = self.process
         _copy, given = process.stage.stage(path)
-        request = {"id": self.requests, "path": given, "hints": hint_env(hints or {})}
-        watched = Watch([process.parent, path.parent, CONFORMANCE, *map(Path, watch)], process.work,
-                        process.stage.canaries(canaries), source=path)
+        self.next_id += 1 + secrets.randbelow(ID_STEP)  # grows, and cannot be predicted
+        request_id = self.next_id
+        request = {"id": request_id, "path": given, "hints": hint_env(hints or {})}
+        folders = [process.parent, path.parent, CONFORMANCE, *map(Path, watch)]
+        watched = Watch(folders, process.work, process.stage.canaries(canaries), source=path)
         line: bytes | None = None
         timed_out = False
         over: int | None = None
@@ -242,6 +294,7 @@ class BatchSession:
         seconds = time.monotonic() - start
         run = Run(command, None, line or b"", b"", seconds)
         end = False
+        earlier: Run | None = None
         if timed_out:
             process.kill()
             run.broken("timeout", f"time limit of {self.time_limit:g} s exceeded (the batch process was "
@@ -262,20 +315,107 @@ class BatchSession:
                                 + (f"; stderr: {tail}" if tail else ""))
             end = True
         else:
-            end = not check_answer(run, line, self.requests)
+            end = not check_answer(run, line, request_id)
+            earlier = self._earlier(line) if end else None
             if not end and process.pending():
-                run.broken("output", "the batch process wrote more than one line for the request")
+                run.broken("output", MORE_THAN_ONE_LINE)
                 end = True
         watched.check(run)
         if end:
             process.kill()
             self.restarts += 1
-        return run
+            self.last = None
+        else:
+            self.answered[request_id] = run
+            run.settle = lambda: self.settle(run)
+            self.last = (run, Watch(folders, process.work, process.stage.canaries(canaries), source=path))
+        return run, earlier
+
+    def _earlier(self, line: bytes) -> Run | None:
+        """The earlier request of this process an answer line names, if any."""
+        try:
+            answer = strict_json.loads(line, wrapped=1)
+        except (strict_json.JSONError, ValueError):
+            return None
+        number = answer.get("id") if isinstance(answer, dict) else None
+        return self.answered.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
+
+    def _between(self, ending: bool = False) -> None:
+        """Charge the last answer with what its process did since: output written before the next request
+        (a second line, an early answer, a child's stray line), an exit before standard input ended, side
+        effects and canaries; the process is then ended, and the next request gets a new one."""
+        if self.last is None or self.process is None:
+            return
+        run, gap = self.last
+        process = self.process
+        problems = []
+        if process.pending():
+            try:
+                line = process.answer(time.monotonic() + PENDING_WAIT)
+            except (TimeoutError, OverflowError):
+                line = None
+            run = (self._earlier(line) if line else None) or run
+            problems.append(("output", "the batch process wrote on standard output after this answer, before "
+                                       "the next request" + (f": {line[:80]!r}" if line else "")))
+        elif process.eof or process.proc.poll() is not None:
+            if not ending:
+                status = process.wait_exit()
+                problems.append(("output", f"the batch process exited (status {status}) after this answer, "
+                                           "before its standard input ended"))
+        probe = Run(run.command, None, b"", b"", 0.0)
+        if ending:  # what the process left behind ends with it
+            process.stage.end()
+        gap.check(probe)
+        if probe.breakage:
+            problems.append((probe.breakage, "after this answer, before the next request: "
+                                             + "; ".join(probe.problems)))
+        self.last = None
+        if problems:
+            for kind, problem in problems:
+                self._charge(run, kind, problem)
+            process.kill()
+            self.restarts += 1
+
+    def _charge(self, run: Run, kind: str, problem: str) -> None:
+        """Fail an answer already given; one already judged fails the session as a whole (:attr:`late`)."""
+        run.broken(kind, problem)
+        if kind == "code-ran":
+            run.breakage = "code-ran"
+        run.outcome = "broken"
+        if run.judged:
+            self.late.append(f"{run.command[-1]}: {problem}")
+
+    def settle(self, run: Run) -> None:
+        """Check what the process did since ``run``'s answer, if it is still the last one (the verdict of
+        a request is judged once this has run)."""
+        if not self.lock.acquire(blocking=False):  # a request in flight checked it as it started
+            return
+        try:
+            if self.last is not None and self.last[0] is run:
+                self._between()
+        finally:
+            self.lock.release()
 
     def close(self) -> None:
-        if self.process is not None:
-            self.process.close()
-            self.process = None
+        with self.lock:
+            if self.process is not None:
+                self.process.stdin_end()
+                self._between(ending=True)
+                self.process.close()
+                self.process = None
+
+
+def suspect(run: Run) -> bool:
+    """Whether a broken request may have been broken by the process's earlier requests: a line that is
+    not its answer, an exit 0, 1 or 2 without an answer, side effects or a canary (a timeout or a death by
+    a signal is the request's own)."""
+    if run.outcome != "broken":
+        return False
+    if run.breakage == "crash":
+        return "before answering" in run.problems[0] and run.status in (0, 1, 2)
+    if run.problems[0] == MORE_THAN_ONE_LINE:  # came with the answer: the request's own
+        return False
+    return run.breakage in ("output", "side-effect", "code-ran")
 
 
 def check_answer(run: Run, line: bytes, request: int) -> bool:

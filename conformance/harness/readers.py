@@ -80,6 +80,23 @@ def reference_env() -> dict[str, str]:
     return {"PYTHONPYCACHEPREFIX": str(bytecode_cache()), "PYTHONDONTWRITEBYTECODE": ""}
 
 
+def fill_bytecode_cache() -> None:
+    """Compile what the reference reader's command imports into :func:`bytecode_cache`, once per session,
+    from the harness's own process: a sandboxed run sees the cache read-only (harness/sandbox.py: no
+    reader keeps state between runs), so a cache it cannot fill would have every run compile anew."""
+    env = {**os.environ, **reference_env(), "PYTHONDONTWRITEBYTECODE": ""}
+    code = ("import compileall, importlib, pkgutil, torchfmt, torchfmt.cli, numpy\n"
+            "compileall.compile_dir(torchfmt.__path__[0], quiet=2)\n"
+            "for name in ('torchfmt.pickle', 'torchfmt.pt', 'torchfmt.t7'):\n"
+            "    p = importlib.import_module(name)\n"
+            "    [importlib.import_module(i.name) for i in pkgutil.iter_modules(p.__path__, name + '.')]\n")
+    try:
+        subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=PROBE_SECONDS,
+                       stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+
 @dataclass(frozen=True)
 class Reader:
     name: str

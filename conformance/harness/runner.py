@@ -99,6 +99,10 @@ class Run:
     breakage: str = ""
     #: Bytes the reader wrote to stderr (``stderr`` keeps their first line and tail, harness/capture.py).
     stderr_size: int = 0
+    #: Set once the suite judged the run: a batch answer found broken later fails the session instead.
+    judged: bool = False
+    #: A batch answer's: checks what its process did since the answer (harness/batch.py), before judging.
+    settle: Callable[[], None] | None = None
 
     def broken(self, kind: str, problem: str) -> None:
         assert kind in BREAKAGES, kind
@@ -147,6 +151,8 @@ def file_digest(path: Path) -> str | None:
     """The SHA-256 of a case's file (``None`` when it is gone): a write that keeps its size and
     modification time changes it (a generated case lives outside the watched tree)."""
     try:
+        if not path.is_file():  # a pipe would block (the self-tests hang a reader on one)
+            return None
         with open(path, "rb") as f:
             return hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
@@ -387,7 +393,7 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     harness/warm.py: the same copy, no sandbox), given the command, folder, environment and memory limit.
     """
     path = Path(path).resolve()
-    stage = Stage("torchfmt-run-", sandbox=False if launch is not None else sandbox)
+    stage = Stage("torchfmt-run-", sandbox=False if launch is not None else sandbox, warm=launch is not None)
     _copy, given = stage.stage(path)
     env = run_env(stage.home, hints, extra_env)
     env[TOKEN_ENV] = stage.token

@@ -132,12 +132,22 @@ def _view() -> tuple[str, ...]:
     return tuple(args)
 
 
+def _knows_cases(folder: Path) -> bool:
+    """Whether ``folder`` holds what the suite knows of its cases (a case folder, the cases' tree or the
+    results), which no reader's folder may show."""
+    if (folder / "case.yaml").exists() or (folder / "expected.json").exists():
+        return True
+    return any(folder == root / "conformance" or root / "conformance" / "cases" in (folder, *folder.parents)
+               or root / "conformance" / "results" in (folder, *folder.parents) for root in _suite_roots())
+
+
 def reader_folders(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    """The folders under ``/tmp`` a reader's command needs, bound read-only over the sandbox's own
-    ``/tmp``: each argument that names an existing file (its folder; a program in ``bin/``, its prefix)
-    or folder, the harness's Python prefixes (a command is often ``sys.executable ...``) and the
-    absolute paths the run's environment names (``PYTHONPATH``, the adapters' home, the bytecode cache).
-    Anywhere else the root is visible as it is."""
+    """The folders a reader's command needs where the sandbox shows something else (under ``/tmp``, its
+    own; in a hidden checkout, nothing), bound read-only: each argument that names an existing file (its
+    folder; a program in ``bin/``, its prefix) or folder, the harness's Python prefixes (a command is often
+    ``sys.executable ...``) and the absolute paths the run's environment names (``PYTHONPATH``, the
+    adapters' home, the bytecode cache); never a case folder, the cases' tree or the results.  Anywhere
+    else the root is visible as it is."""
     candidates = [*command, sys.prefix, sys.base_prefix, sys.exec_prefix]
     for key in ("PYTHONPATH", "TORCHFMT_ADAPTERS_HOME", "PYTHONPYCACHEPREFIX", "PYTHONHOME"):
         candidates += [p for p in env.get(key, "").split(os.pathsep) if p]
@@ -147,14 +157,20 @@ def reader_folders(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
             continue
         path = Path(arg)
         try:
-            if not path.exists() or not path.resolve().is_relative_to(SANDBOX_TMP):
+            if not path.exists():
+                continue
+            path = path.resolve()
+            covers = [SANDBOX_TMP, *_hidden()]
+            if not any(path.is_relative_to(c) for c in covers):
                 continue
             folder = path if path.is_dir() else path.parent
-            if folder.name == "bin" and folder.parent != SANDBOX_TMP:
+            if folder.name == "bin" and folder.parent not in covers:
                 folder = folder.parent
+            if folder in covers or _knows_cases(folder):
+                continue
         except OSError:
             continue
-        if folder == SANDBOX_TMP or any(folder.is_relative_to(o) for o in map(Path, out)):
+        if any(folder.is_relative_to(o) for o in map(Path, out)):
             continue
         out = [o for o in out if not Path(o).is_relative_to(folder)] + [str(folder)]
     return out
@@ -163,13 +179,14 @@ def reader_folders(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
 class Stage:
     """A run's folder: ``tmp/`` for the reader, ``input/`` for the copies of its files."""
 
-    def __init__(self, prefix: str, sandbox: bool | None = None) -> None:
+    def __init__(self, prefix: str, sandbox: bool | None = None, warm: bool = False) -> None:
         self.parent = Path(tempfile.mkdtemp(prefix=prefix))
         self.work = self.parent / "tmp"
         self.inputs = self.parent / "input"
         self.work.mkdir()
         self.inputs.mkdir()
         self.sandboxed = bwrap_works() if sandbox is None else sandbox
+        self.warm = warm
         self.token = f"{os.getpid()}-{next(_COUNTER)}-{os.urandom(4).hex()}"
         self._current: Path | None = None
 
@@ -186,8 +203,11 @@ class Stage:
         folder = self.inputs / str(next(_COUNTER))
         folder.mkdir()
         copy = folder / path.name
-        shutil.copyfile(path, copy)
-        os.chmod(copy, 0o444)
+        if path.is_file() or not path.exists():
+            shutil.copyfile(path, copy)
+            os.chmod(copy, 0o444)
+        else:  # a pipe or a device (the harness's self-tests hang a reader so): linked, not read here
+            copy.symlink_to(path)
         self._current = copy
         given = INPUT / folder.name / path.name if self.sandboxed else copy
         return copy, str(given)
@@ -220,8 +240,10 @@ class Stage:
         return status
 
     def end(self) -> None:
-        """End what the run left behind (in a sandbox, its PID namespace did)."""
-        if not self.sandboxed:
+        """End what the run left behind (in a sandbox, its PID namespace did; a warm run of the reference
+        reader, forked by the harness's server, starts nothing and is not searched for: a search reads
+        every process's environment, some 10 ms)."""
+        if not self.sandboxed and not self.warm:
             kill_escaped(self.token)
 
     def remove(self) -> None:

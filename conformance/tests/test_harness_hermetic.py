@@ -211,3 +211,97 @@ def test_a_write_that_keeps_size_and_mtime_is_caught(tmp_path: Path) -> None:
     '''
     run = run_reader(reader(tmp_path, sneaky), path, sandbox=False)
     assert run.breakage == "side-effect" and "its content" in run.problems[0], run.summary()
+
+
+#: A batch reader that misbehaves after answering a file whose first word says how.
+FRAMING = textwrap.dedent('''
+    import json, os, subprocess, sys, threading, time
+    DESCRIPTION = %r
+    CANARY = %r
+
+    def write(doc):
+        sys.stdout.write(json.dumps(doc) + "\\n")
+        sys.stdout.flush()
+
+    for line in sys.stdin:
+        request = json.loads(line)
+        word = open(request["path"]).read().split()[0]
+        if word == "slow":
+            time.sleep(0.4)
+        answer = {"id": request["id"], "status": 0, "description": DESCRIPTION}
+        write(answer)
+        if word == "double":  # the same answer again, 0.3 s late
+            threading.Timer(0.3, write, [answer]).start()
+        elif word == "quit":  # exit just after an answer
+            sys.exit(0)
+        elif word == "stray":  # a child's line on the answers' stream
+            subprocess.Popen(["sh", "-c", "sleep 0.1; echo stray"])
+        elif word == "early":  # an answer to the next request, before it arrives
+            write({"id": request["id"] + 1, "status": 0, "description": DESCRIPTION})
+        elif word == "touch":  # the canary, 50 ms after the answer
+            threading.Timer(0.05, lambda: open(CANARY, "w").close()).start()
+''')
+
+
+@MODES
+@pytest.mark.parametrize("trick,pause,then", [
+    ("double", 0.0, "ok"), ("quit", 0.0, "ok"), ("quit", 0.5, "ok"), ("stray", 0.0, "slow"),
+    ("stray", 0.5, "ok"), ("early", 0.0, "ok"), ("touch", 0.0, "slow"), ("touch", 0.5, "ok")])
+def test_what_a_process_does_after_an_answer_is_charged_to_that_answer(
+        tmp_path: Path, sandbox: bool, trick: str, pause: float, then: str) -> None:
+    """The file whose answer the trick follows fails; the file after it, innocent, is answered (by a new
+    process when the trick broke its request: ``slow`` makes the trick land while the next file is read),
+    whether the trick lands before the next request or during it."""
+    canary = Path(f"/tmp/torchfmt-canary-framing-{os.getpid()}-{trick}-{int(sandbox)}")
+    canary.unlink(missing_ok=True)
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    (folder / "reader.py").write_text(FRAMING % (DESCRIPTION, str(canary)))
+    files = []
+    for name, word in (("a", "ok"), ("b", trick), ("c", then), ("d", "ok")):
+        path = case(tmp_path, name)
+        path.write_text(word)
+        files.append(path)
+    session = BatchSession([sys.executable, str(folder / "reader.py")], sandbox=sandbox, time_limit=20)
+    try:
+        a, b = session.run(files[0], canaries=[canary]), session.run(files[1], canaries=[canary])
+        time.sleep(pause)
+        c = session.run(files[2], canaries=[canary])
+        time.sleep(0.5)
+        d = session.run(files[3], canaries=[canary])
+    finally:
+        session.close()
+        canary.unlink(missing_ok=True)
+    assert a.outcome == "accepted", a.summary()
+    assert b.outcome == "broken", b.summary()
+    assert b.breakage == ("code-ran" if trick == "touch" else "output"), b.summary()
+    assert c.outcome == "accepted" and d.outcome == "accepted", (c.summary(), d.summary())
+    assert not session.late, session.late
+
+
+@pytest.mark.skipif(not SANDBOX, reason="bubblewrap does not run here")
+def test_no_state_carries_from_one_run_to_the_next(tmp_path: Path) -> None:
+    """A cache kept outside the run's folder (the real home's cache, /var/tmp, /dev/shm, the project)
+    cannot be written, or is the run's own: the next run, batch or per process, finds nothing."""
+    places = [str(Path.home() / ".cache" / "torchfmt-state"), "/var/tmp/torchfmt-state",
+              "/dev/shm/torchfmt-state", str(CONFORMANCE / "adapters" / "torchfmt-state")]
+    keeper = f'''
+    def answer(path):
+        found = [p for p in {places!r} if os.path.exists(p)]
+        for p in {places!r}:
+            try:
+                open(p, "w").close()
+            except OSError:
+                pass
+        return 0, {{**{DESCRIPTION!r}, "_found": found}}, ""
+    '''
+    command = reader(tmp_path, keeper)
+    first, second = (run_reader(command, case(tmp_path, n), sandbox=True) for n in ("a", "b"))
+    session = BatchSession([*command, "--batch"], sandbox=True)
+    try:
+        answered = session.run(case(tmp_path, "c"))
+    finally:
+        session.close()
+    for run in (first, second, answered):
+        assert run.outcome == "accepted" and run.description["_found"] == [], run.summary()
+    assert not any(Path(p).exists() for p in places)
