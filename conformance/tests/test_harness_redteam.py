@@ -153,10 +153,14 @@ def start(keys: set[str]) -> None:
     pool.shutdown(wait=False)
 
 
-def allowed(spec: str, outcome: str, kind: str) -> bool:
-    """Whether a verdict (outcome, kind) is one of ``spec``'s alternatives ("pass", "fail/a|b", ...)."""
+def allowed(spec: str, outcome: str, kind: str, late: bool = False) -> bool:
+    """Whether a verdict (outcome, kind) is one of ``spec``'s alternatives ("pass", "fail/a|b", ...);
+    ``late``: the alternative "late" holds when the run failed the batch session as a whole for what the
+    process did after a verdict was given (the report's ``batch.late``, pytest failing)."""
     for alternative in spec.split(" or "):
         want, _, kinds = alternative.strip().partition("/")
+        if want == "late" and late:
+            return True
         if want == outcome and (not kinds or kind in kinds.split("|")):
             return True
     return False
@@ -176,13 +180,14 @@ def mismatches(run: dict[str, Any], mode: str, got: SuiteRun) -> list[str]:
     if got.report is None:
         return [f"no --report-json written (pytest exit {got.status}): {got.output[-1500:]}"]
     results = {r["id"]: r for r in got.report["results"]}
+    late = bool(got.report.get("batch", {}).get("late")) and got.status != 0
     wrong = []
     for key, spec in expectations(run, mode).items():
         cid = TABLE["cases"][key]
         r = results.get(cid)
         if r is None:
             wrong.append(f"{key} ({cid}): not in the report (pytest: {got.pytest_outcomes.get(cid)})")
-        elif not allowed(spec, r["outcome"], r["kind"]):
+        elif not allowed(spec, r["outcome"], r["kind"], late):
             wrong.append(f"{key} ({cid}): expected {spec}, judged {r['outcome']}/{r['kind']}: "
                          f"{str(r['detail'])[:300]}")
     for cid, said in got.pytest_outcomes.items():
@@ -192,12 +197,14 @@ def mismatches(run: dict[str, Any], mode: str, got: SuiteRun) -> list[str]:
     session = run.get(f"session-{mode}")
     if session:
         rest = json.dumps({k: v for k, v in got.report.items() if k != "results"})
-        if not (any(r["kind"] == session for r in results.values()) or session in rest) or got.status == 0:
+        named = any(r["kind"] == session for r in results.values()) or session in rest or late
+        if not named or got.status == 0:
             wrong.append(f"the reader's {session} after its last request is named nowhere in the report "
                          f"(pytest exit {got.status})")
     if run.get("canary-quiet") and got.canary_moved_after:
         wrong.append("the canary moved after the suite had ended: a process the reader started outlived it")
-    if not wrong and (got.status == 0) != all(r["outcome"] != "fail" for r in results.values()):
+    failed = any(r["outcome"] == "fail" for r in results.values()) or late
+    if not wrong and (got.status == 0) == failed:
         wrong.append(f"pytest exit {got.status} disagrees with the report's outcomes")
     return wrong
 
@@ -233,3 +240,5 @@ def test_the_expectation_grammar() -> None:
     assert not allowed("fail/code-ran or pass", "fail", "output")
     assert allowed("fail", "fail", "anything")
     assert not allowed("fail/output", "pass", "pass")
+    assert allowed("fail/output or late", "pass", "pass", late=True)
+    assert not allowed("fail/output or late", "pass", "pass", late=False)
