@@ -21,7 +21,7 @@ from harness.cases import Case, committed_cases
 
 from . import carry, coverage, store
 from .operators import Mutant, module_level_uses, mutants
-from .page import render
+from .page import current
 from .run import CASE_TIME_LIMIT, MUTANT_TIME_LIMIT, Outcome, Workspace
 from .scope import PACKAGE, TARGETS, module_source
 
@@ -115,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m conformance.mutation", description=__doc__.splitlines()[0])
     p.add_argument("--sample", type=int, default=DEFAULT_SAMPLE,
                    help=f"mutants drawn (default {DEFAULT_SAMPLE})")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"sampling seed (default {DEFAULT_SEED})")
+    p.add_argument("--seed", default=str(DEFAULT_SEED),
+                   help=f"sampling seed (default {DEFAULT_SEED}); 'fresh': a new seed, a plain draw (nothing "
+                        "carried) stored in mutation/fresh.json, the carried sample's results untouched")
     p.add_argument("--modules", nargs="+", metavar="MODULE",
                    help="run only the sampled mutants of these modules (paths under torchfmt/, or a prefix "
                         "such as pt/): a shard")
@@ -131,18 +133,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all-cases", action="store_true",
                    help="run each mutant against every case, not only those that execute its line")
     p.add_argument("--render", action="store_true", help="only rewrite MUTATION.md from the stored files")
+    p.add_argument("--judge", action="store_true",
+                   help="mutate the judge (conformance/harness) instead, against the harness's self-tests: "
+                        "python -m conformance.mutation --judge --help (mutation/judge.py)")
     p.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
     p.add_argument("--try", dest="try_ids", nargs="+", metavar="ID",
                    help="run these mutants (any of the population) and print their outcomes; nothing is "
                         "stored (does a new case kill them?)")
+    if argv is None:
+        argv = sys.argv[1:]
+    if "--judge" in argv:  # the judge's mutants against the harness's self-tests (mutation/judge.py)
+        from . import judge
+
+        return judge.main([a for a in argv if a != "--judge"])
     args = p.parse_args(argv)
+    fresh = args.seed == "fresh"
+    args.seed = random.SystemRandom().randrange(1 << 31) if fresh else int(args.seed)
+    results_path = store.FRESH if fresh else store.RESULTS
     judgments = store.load_judgments()
     if args.render:
-        store.PAGE.write_text(render(store.load_results(), judgments), encoding="utf-8")
+        store.PAGE.write_text(current(), encoding="utf-8")
         return 0
     pop, sources = population()
     previous = store.load_results()
-    carried = carry.stored(previous["mutants"], pop) if previous["settings"].get("seed") == args.seed else {}
+    carried = carry.stored(previous["mutants"], pop) \
+        if previous["settings"].get("seed") == args.seed and not fresh else {}
     chosen = sample(pop, args.sample, args.seed, list(carried.values()))
     renamed = carry.judged(judgments, pop, carried)
     judgments = {renamed.get(k, k): j for k, j in judgments.items()}  # written with the results, below
@@ -174,8 +189,9 @@ def main(argv: list[str] | None = None) -> int:
                   "\n  ".join(failures), file=sys.stderr)
             return 1
     progress = store.progress_file(args.seed)
-    doc = store.load_results(progress if args.resume and progress.is_file() else store.RESULTS)
-    settings = {"seed": args.seed, "sample": args.sample, "population": len(pop), "cases": len(cases)}
+    doc = store.load_results(progress if args.resume and progress.is_file() else results_path)
+    settings = {"seed": args.seed, "sample": args.sample, "population": len(pop), "cases": len(cases),
+                **({"fresh": True, "date": time.strftime("%Y-%m-%d", time.gmtime())} if fresh else {})}
     if doc["settings"].get("seed") != args.seed:
         doc = {"settings": {}, "mutants": {}}
     moved = carry.stored(doc["mutants"], pop)
@@ -247,12 +263,12 @@ def main(argv: list[str] | None = None) -> int:
         t.join()
     if args.try_ids:
         return 0
-    store.save_results(doc)  # into conformance/ only now that no case runs
-    if any(old != new for old, new in renamed.items()):
+    store.save_results(doc, results_path)  # into conformance/ only now that no case runs
+    if not fresh and any(old != new for old, new in renamed.items()):
         carry.rename_judgments(renamed)
         judgments = store.load_judgments()
     progress.unlink(missing_ok=True)
-    store.PAGE.write_text(render(store.load_results(), judgments), encoding="utf-8")  # as --render orders it
+    store.PAGE.write_text(current(), encoding="utf-8")  # as --render orders it
     print(f"done in {time.monotonic() - start:.0f} s; page: {store.PAGE}")
     return 0
 

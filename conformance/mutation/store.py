@@ -19,6 +19,8 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.json"
+#: The latest fresh draw of the reader's mutants (``--seed fresh``), beside the carried sample.
+FRESH = HERE / "fresh.json"
 EQUIVALENT = HERE / "equivalent.yaml"
 PAGE = HERE.parent / "MUTATION.md"
 #: Outcomes that count as killed.

@@ -30,7 +30,7 @@ def _mutant(module: str, operator: str, original: str, detail: str | None = None
 
 
 def test_page_is_generated() -> None:
-    text = page.render(store.load_results(), store.load_judgments())
+    text = page.current()
     assert store.PAGE.read_text(encoding="utf-8") == text, \
         "conformance/MUTATION.md is stale: run python -m conformance.mutation --render"
 
@@ -132,3 +132,23 @@ def test_coverage_sees_what_a_case_runs() -> None:
     version = _line_of("DESCRIPTION_VERSION = 0")
     assert version in cov.imports["describe.py"]
     assert cov.relevant("describe.py", range(version, version + 1), cov.index()) is None
+
+
+def test_the_page_interval_is_wilsons() -> None:
+    low, high = page.interval(242, 250)
+    assert round(100 * low, 1) == 93.8 and round(100 * high, 1) == 98.4
+    low, high = page.interval(50, 100)
+    assert abs((0.5 - low) - (high - 0.5)) < 1e-12 and 0.40 < low < 0.41
+    assert page.interval(0, 0) == (0.0, 1.0) and page.interval(10, 10)[1] == 1.0
+
+
+def test_the_judge_population_is_the_judges_modules() -> None:
+    from mutation import judge
+
+    pop, _ = judge.population()
+    assert {m.module for m in pop} == set(judge.TARGETS)
+    draw = judge.sample(pop, 60, judge.DEFAULT_SEED)
+    assert len(draw) == 60 and draw == judge.sample(pop, 60, judge.DEFAULT_SEED)
+    assert {m.id for m in judge.sample(pop, 30, judge.DEFAULT_SEED)} <= {m.id for m in draw}
+    assert "conformance/tests/test_harness_redteam.py" not in judge.self_tests(False)
+    assert judge.self_tests(True) == ["conformance/tests/test_harness_redteam.py"]
