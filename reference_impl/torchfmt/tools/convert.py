@@ -2,9 +2,10 @@
 
 - ``.t7`` -> ``.pt``/safetensors: a Lua ``nn`` module becomes a state_dict with the names PyTorch's ``nn``
   gives (``0.weight``, ``1.running_mean``; containers nest; an nngraph ``gModule`` numbers its modules in
-  ``forwardnodes`` order), CUDA tensors become CPU tensors, and training buffers (``gradWeight``,
-  ``output``, ...) are left out unless asked.  Any other Lua value becomes its natural Python value;
-  a function has none and is refused.
+  ``forwardnodes`` order), CUDA tensors become CPU tensors, and the fields the role table names
+  training buffers (``gradWeight``, ``output``, ...; :func:`~torchfmt.tools.roles.training_buffer`) are
+  left out unless asked; every other tensor field is kept (``nn.SpatialConvolutionMap``'s ``connTable``).
+  Any other Lua value becomes its natural Python value; a function has none and is refused.
 - ``.pt`` -> ``.pt``: the object as :func:`torchfmt.load` reads it, written in the other layout; with
   ``inert`` a whole pickled ``nn.Module`` (``torch.save(model)``, a 0.1.x tar file) becomes its state_dict.
 - any -> safetensors (the optional ``safetensors`` package): a flat mapping of names to contiguous
@@ -52,7 +53,7 @@ from .flat import NameClash, Names
 from .flat import shown_path as shown_key_path
 from .progress import CountingFile, progress
 from .reading import read
-from .roles import MODULE_STATE, RANK, is_module, module_field_role
+from .roles import RANK, is_module, module_field_role, training_buffer
 from .sizes import storage_bytes
 from .verify import Lost, read_back, read_back_safetensors
 
@@ -169,13 +170,14 @@ def _sequence(table: Any) -> list[Any]:
     return []
 
 
-def _state_order(module: TorchObject, name: Any) -> tuple[int, bool]:
+def _state_order(module: TorchObject, name: Any) -> tuple[int, bool, str]:
     """Where a module's field goes in its state_dict, as PyTorch registers them: the weights role before
-    the running statistics (spec/inspect.md#inspect-roles), a bias after its weight; file order else."""
+    the running statistics (spec/inspect.md#inspect-roles), a bias after its weight; the other fields
+    after them by name (a file holds a table in its hash order, which says nothing)."""
     role = module_field_role(name, module.class_name)
     if role is None or not role.module_state:
-        return (len(RANK), False)
-    return (RANK[role.name], name.endswith("bias"))
+        return (len(RANK), False, name if isinstance(name, str) else "")
+    return (RANK[role.name], name.endswith("bias"), "")
 
 
 class LuaToPython:
@@ -215,12 +217,12 @@ class LuaToPython:
         for name, value in ordered:
             if not isinstance(name, str) or not isinstance(value, Tensor):
                 continue
-            if name in MODULE_STATE or self.keep_buffers:
-                if value.lua and not value.shape and name not in MODULE_STATE:
-                    continue  # an empty Lua buffer
+            if training_buffer(name, module.class_name) is None:  # every field no rule names as a buffer
                 out[prefix + name] = self.tensor(value)
-            else:
+            elif not self.keep_buffers:
                 self.left_out.append(prefix + name)
+            elif value.shape or not value.lua:  # an empty Lua buffer (clearState's) has no state to keep
+                out[prefix + name] = self.tensor(value)
         for i, child in enumerate(self._children(module)):
             self._module(child, f"{prefix}{i}.", out, seen)
 
