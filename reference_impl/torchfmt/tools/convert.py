@@ -74,7 +74,10 @@ REFUSALS: dict[str, str] = {
     "pt-legacy-value": "a value the legacy stream cannot hold (a dtype with no typed storage class, ...)",
     "t7-value": "a value Lua Torch has no form for (a dtype without a Lua class, a lazy view, ...)",
     "safetensors-non-tensor": "a value that is not a tensor, without --metadata (the first ten named)",
-    "safetensors-name": "two different values whose flat names collide (both paths named): one would be lost",
+    "safetensors-name": "two different values whose flat names collide (both paths named): one would be "
+                        "lost; a name or --metadata value that is no valid Unicode string (a lone "
+                        "surrogate), which safetensors' readers refuse; a name the writer's own header keys "
+                        "take (__metadata__, torchfmt.aliases)",
     "safetensors-dtype": "a tensor safetensors has no form for (quantized; a lazy conjugate, negative view; "
                          "more than 64 dimensions, numpy's limit, through which the writer streams)",
     "read-back": "what was written does not read back as what was meant (its path named): nothing replaced",
@@ -372,10 +375,12 @@ class PickledModules:
 
 # -- safetensors ---------------------------------------------------------------------------------
 
-def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str, str]]:
+def flat_tensors(obj: Any, metadata: bool, raw: dict[str, Any] | None = None
+                 ) -> tuple[dict[str, Tensor], dict[str, str]]:
     """Name -> tensor for a (nested) mapping of tensors; other values are refused, or kept as JSON text
     in ``__metadata__`` when ``metadata``.  Names are unique: two different values that flatten to one
-    name are refused, naming both paths (:class:`~torchfmt.tools.flat.NameClash`)."""
+    name are refused, naming both paths (:class:`~torchfmt.tools.flat.NameClash`); ``raw`` gets each
+    metadata value as it was before it became JSON text."""
     tensors: dict[str, Tensor] = {}
     other: dict[str, str] = {}
     refused: list[str] = []
@@ -403,6 +408,8 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
             else:
                 if names.add(name or "$", text, shown_key_path(keys)):
                     other[name or "$"] = text
+                    if raw is not None:
+                        raw[name or "$"] = v
         else:
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
 
@@ -417,10 +424,51 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
     return tensors, other
 
 
+#: The header keys the writer itself fills: no tensor (``__metadata__``) nor ``--metadata`` value
+#: (``torchfmt.aliases``) may take their names (spec/t7.md#t7-convert-safetensors-names).
+RESERVED_NAMES = {"__metadata__": "the header's metadata entry",
+                  "torchfmt.aliases": "the writer's own metadata key for tied names"}
+
+
+def _unicode(text: str) -> bool:
+    """Whether ``text`` is a string of Unicode scalar values (no lone surrogate): what JSON readers that
+    follow RFC 8259 strictly, as safetensors' does, accept."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_safetensors_names(tensors: dict[str, Tensor], meta: dict[str, str], raw: dict[str, Any]) -> None:
+    """Refuse, by name, what safetensors' own readers would refuse or misread
+    (spec/t7.md#t7-convert-safetensors-names): a tensor name or a ``--metadata`` name or value (``raw``:
+    the values before they became JSON text) that is no valid Unicode string, and a name the writer's
+    own header keys take."""
+    for name in [*tensors, *meta]:
+        if not _unicode(name):
+            raise ConvertError("safetensors-name", f"the name {ascii(name)} is no valid Unicode string (a "
+                               "lone surrogate): safetensors' readers refuse such a header")
+    for name, value in raw.items():
+        if not _unicode(json.dumps(value, ensure_ascii=False, default=str)):
+            raise ConvertError("safetensors-name", f"the --metadata value {ascii(name)} holds a lone "
+                               "surrogate (no valid Unicode string): safetensors' readers refuse it")
+    for name in tensors:
+        if name in RESERVED_NAMES:
+            raise ConvertError("safetensors-name", f"a tensor named {quote(name)}: the name is "
+                               f"{RESERVED_NAMES[name]} of a safetensors header")
+    for name in meta:
+        if name in RESERVED_NAMES:
+            raise ConvertError("safetensors-name", f"the --metadata value named {quote(name)} collides with "
+                               f"{RESERVED_NAMES[name]}: rename it before converting")
+
+
 def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> None:
     """Write the flat tensors of ``obj`` as safetensors (spec/t7.md#t7-convert-safetensors): the header
     first, then each tensor streamed from its storage (:mod:`torchfmt.writer.safetensors`)."""
-    tensors, meta = flat_tensors(obj, metadata)
+    raw: dict[str, Any] = {}
+    tensors, meta = flat_tensors(obj, metadata, raw)
+    check_safetensors_names(tensors, meta, raw)
     written: dict[str, Tensor] = {}
     kept: dict[int, str] = {}
     for name, t in tensors.items():
@@ -442,7 +490,7 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
     total = sum(math.prod(t.shape) * t.dtype.itemsize for t in written.values())
     meant = {name: tensors[name] for name in written}
     with progress(total, "convert: writing") as done, \
-            atomic_file(path, check=lambda tmp: checked(tmp, meant, "safetensors")) as f:
+            atomic_file(path, check=lambda tmp: checked(tmp, meant, "safetensors", meta)) as f:
         st_write(written, f, meta or None, done)
 
 
@@ -535,12 +583,12 @@ def to_cpu(obj: Any) -> dict[str, int]:
     return dict(moved)
 
 
-def checked(tmp: str, meant: Any, target: str) -> None:
+def checked(tmp: str, meant: Any, target: str, metadata: dict[str, str] | None = None) -> None:
     """Refuse a written file that does not read back as what was meant (:mod:`torchfmt.tools.verify`):
     it is removed and nothing is replaced."""
     try:
         if target == "safetensors":
-            read_back_safetensors(tmp, meant)
+            read_back_safetensors(tmp, meant, metadata or {})
         else:
             read_back(tmp, meant, target)
     except Lost as e:

@@ -1,0 +1,89 @@
+"""``torchfmt convert`` never changes what a file means (issue 26): what it writes is read back as
+strictly as the format's own readers read it (the safetensors library itself), names those readers
+refuse and names the writer's own header keys take are refused by name, and the output's extension
+agrees with ``--to``."""
+
+from __future__ import annotations
+
+import builtins
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from torchfmt.tools import convert as convert_module
+from torchfmt.tools.convert import ConvertError, convert
+
+torch = pytest.importorskip("torch")
+
+
+def _saved(obj: Any, path: Path) -> Path:
+    torch.save(obj, path)
+    return path
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "torchfmt", "convert", *args], capture_output=True,
+                          text=True, check=False, timeout=120)
+
+
+@pytest.mark.spec("t7.md#t7-convert-safetensors-names", "t7.md#t7-convert-refusals")
+@pytest.mark.parametrize(("obj", "flags", "said"), [
+    ({"\ud800": torch.ones(2)}, [], "the name '\\ud800' is no valid Unicode string"),
+    ({"a": torch.ones(2), "note": "x\ud800"}, ["--metadata"], "the --metadata value 'note' holds a lone"),
+    ({"a": torch.ones(2), "torchfmt": {"aliases": "mine"}}, ["--metadata"],
+     "the --metadata value named 'torchfmt.aliases' collides with the writer's own metadata key"),
+    ({"__metadata__": torch.ones(2)}, [], "a tensor named '__metadata__'"),
+], ids=["lone-surrogate-name", "lone-surrogate-value", "aliases-key", "metadata-key"])
+def test_names_safetensors_readers_refuse_are_refused(obj: Any, flags: list[str], said: str,
+                                                      tmp_path: Path) -> None:
+    """Before: exit 0 with a header the safetensors library refuses (a lone surrogate), or a user's
+    ``torchfmt.aliases`` value silently replaced by the writer's alias map."""
+    source = _saved(obj, tmp_path / "in.pt")
+    out = tmp_path / "out.safetensors"
+    proc = _cli(str(source), str(out), *flags)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.startswith("unsupported: safetensors-name (") and said in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.spec("t7.md#t7-convert-nothing-lost", "t7.md#t7-convert-safetensors")
+@pytest.mark.parametrize("library", [True, False], ids=["safetensors", "without-safetensors"])
+def test_read_back_is_as_strict_as_safetensors(library: bool, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the name check out of the way, the read-back itself refuses the header a lone surrogate
+    makes: by the safetensors library when installed, by a strict JSON reading without it (Python's
+    ``json`` alone accepted it)."""
+    pytest.importorskip("safetensors")
+    monkeypatch.setattr(convert_module, "check_safetensors_names", lambda *a: None)
+    if not library:
+        real_import = builtins.__import__
+
+        def no_safetensors(name: str, *args: Any, **kwargs: Any) -> Any:
+            if name.startswith("safetensors"):
+                raise ImportError(name)
+            return real_import(name, *args, **kwargs)
+
+        monkeypatch.setattr(builtins, "__import__", no_safetensors)
+    source = _saved({"\udc80": torch.ones(2)}, tmp_path / "in.pt")
+    with pytest.raises(ConvertError) as e:
+        convert(str(source), str(tmp_path / "out.safetensors"))
+    assert e.value.feature == "read-back"
+    assert ("safetensors library refuses" if library else "no strict JSON") in e.value.line()
+    assert not (tmp_path / "out.safetensors").exists()
+
+
+@pytest.mark.spec("t7.md#t7-convert-safetensors")
+def test_metadata_and_bfloat16_read_back_by_the_library(tmp_path: Path) -> None:
+    from safetensors import safe_open
+
+    w = torch.ones(3)
+    obj = {"a": w, "b": w, "h": torch.zeros(4, dtype=torch.bfloat16), "note": "hi"}
+    source = _saved(obj, tmp_path / "in.pt")
+    out = tmp_path / "out.safetensors"
+    report = convert(str(source), str(out), metadata=True)
+    assert report.aliases == {"b": "a"}
+    with safe_open(str(out), "pt") as f:
+        assert f.metadata() == {"note": '"hi"', "torchfmt.aliases": '{"b": "a"}'}
+        assert f.get_tensor("h").dtype == torch.bfloat16
