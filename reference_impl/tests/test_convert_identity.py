@@ -87,3 +87,23 @@ def test_metadata_and_bfloat16_read_back_by_the_library(tmp_path: Path) -> None:
     with safe_open(str(out), "pt") as f:
         assert f.metadata() == {"note": '"hi"', "torchfmt.aliases": '{"b": "a"}'}
         assert f.get_tensor("h").dtype == torch.bfloat16
+
+
+@pytest.mark.spec("tensors.md#tensors-dtype-table")
+@pytest.mark.parametrize("dtype", ["quint4x2", "quint2x4"])
+@pytest.mark.parametrize("shape", [(8,), (3, 3)])
+def test_load_file_gives_a_packed_tensor_as_torchs_int_repr(dtype: str, shape: tuple[int, ...],
+                                                            tmp_path: Path) -> None:
+    """Issue 26 expected ``uint8[8]`` for 8 ``quint4x2`` values; torch 2.13's ``int_repr()`` of a
+    sub-byte quantized tensor is its packed bytes (``uint8[4]``, 1-d; ``uint8[5]`` for 3 x 3), and
+    ``load_file`` gives what torch gives."""
+    import numpy as np
+    import torchfmt
+
+    q = torch.quantize_per_tensor(torch.arange(9.0)[:int(np.prod(shape))].reshape(shape) % 4, 1.0, 0,
+                                  getattr(torch, dtype))
+    torch.save({"q": q}, tmp_path / "q.pt")
+    want = torch.load(tmp_path / "q.pt", weights_only=True)["q"].int_repr().numpy()
+    got = torchfmt.load_file(tmp_path / "q.pt")["q"]
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    assert got.tobytes() == want.tobytes()
