@@ -107,3 +107,32 @@ def test_load_file_gives_a_packed_tensor_as_torchs_int_repr(dtype: str, shape: t
     got = torchfmt.load_file(tmp_path / "q.pt")["q"]
     assert (got.dtype, got.shape) == (want.dtype, want.shape)
     assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.spec("t7.md#t7-convert-extension", "t7.md#t7-convert-refusals")
+@pytest.mark.parametrize(("name", "flags", "accepted"), [
+    ("out.onnx", [], ".pt, .pth, .bin, .ckpt, .tar"),
+    ("out.safetensors", ["--to", "pt-legacy"], ".pt, .pth, .bin, .ckpt, .tar"),
+    ("out.pt", ["--to", "t7"], ".t7, .th, .net"),
+    ("out.t7", ["--to", "safetensors"], ".safetensors"),
+])
+def test_the_extension_agrees_with_the_format(name: str, flags: list[str], accepted: str,
+                                              tmp_path: Path) -> None:
+    source = _saved({"w": torch.ones(2)}, tmp_path / "in.pt")
+    proc = _cli(str(source), str(tmp_path / name), *flags)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("unsupported: output-extension (") and accepted in proc.stderr
+    assert not (tmp_path / name).exists()
+
+
+@pytest.mark.spec("t7.md#t7-convert-extension")
+@pytest.mark.parametrize(("name", "flags", "target"), [
+    ("model.pth.tar", [], "pt-zip"), ("pytorch_model.bin", ["--to", "pt-legacy"], "pt-legacy"),
+    ("face.net", [], "t7"), ("plain", ["--to", "safetensors"], "safetensors"), ("plain2", [], "pt-zip"),
+])
+def test_accepted_extensions_write_their_format(name: str, flags: list[str], target: str,
+                                                tmp_path: Path) -> None:
+    source = _saved({"w": torch.ones(2)}, tmp_path / "in.pt")
+    proc = _cli(str(source), str(tmp_path / name), *flags, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert f'"target": "{target}"' in proc.stdout

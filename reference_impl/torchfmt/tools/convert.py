@@ -58,7 +58,16 @@ from .sizes import storage_bytes
 from .verify import Lost, read_back, read_back_safetensors
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
-_EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
+#: The output extensions each target may be written under (spec/t7.md#t7-convert-extension): a name of
+#: another format's extension (``out.onnx``, ``out.safetensors --to pt-legacy``) is refused.  A name
+#: without an extension is written as ``--to`` says (``pt-zip`` without it).
+EXTENSIONS: dict[str, tuple[str, ...]] = {
+    "pt-zip": (".pt", ".pth", ".bin", ".ckpt", ".tar"),  # .bin: pytorch_model.bin; .tar: model.pth.tar
+    "pt-legacy": (".pt", ".pth", ".bin", ".ckpt", ".tar"),
+    "t7": (".t7", ".th", ".net"),  # the names Lua Torch users gave torch.save's files
+    "safetensors": (".safetensors",),
+}
+_BY_EXTENSION = {".t7": "t7", ".th": "t7", ".net": "t7", ".safetensors": "safetensors"}
 
 
 #: What ``convert`` and ``slim`` refuse: the closed set of ``<feature>`` words of their refusal line
@@ -85,6 +94,8 @@ REFUSALS: dict[str, str] = {
     "output-is-input": "the output is the input (refused even with --force)",
     "unwritable-path": "the output cannot be written (the operating system's reason)",
     "target-format": "an output format that is not one of pt-zip, pt-legacy, t7, safetensors",
+    "output-extension": "an output name whose extension is another format's than the one written (--to, "
+                        "or the extension's own; the accepted extensions named)",
     "pickled-object": "--inert: a pickled object that is no nn.Module, or a global outside the allowlist",
     "drop-key": "slim --drop names a key the checkpoint does not have",
     "slim-level": "slim --level is not light, medium or heavy",
@@ -148,12 +159,20 @@ class Report:
 
 
 def target_of(path: str, to: str | None) -> str:
-    """The target format: ``to``, else from the output's extension (``pt-zip`` by default)."""
-    if to is not None:
-        if to not in TARGETS:
-            raise ConvertError("target-format", f"--to {quote(to)} is not one of {', '.join(TARGETS)}")
-        return to
-    return _EXTENSIONS.get(os.path.splitext(path)[1].lower(), "pt-zip")
+    """The target format: ``to``, else from the output's extension (``pt-zip`` for ``.pt`` and the
+    others of :data:`EXTENSIONS`, and for a name without one); an extension that is not one of the
+    target's is refused, naming those accepted (spec/t7.md#t7-convert-extension)."""
+    if to is not None and to not in TARGETS:
+        raise ConvertError("target-format", f"--to {quote(to)} is not one of {', '.join(TARGETS)}")
+    ext = os.path.splitext(os.path.basename(path))[1].lower()
+    target = to if to is not None else _BY_EXTENSION.get(ext, "pt-zip")
+    if ext and ext not in EXTENSIONS[target]:
+        accepted = ", ".join(EXTENSIONS[target])
+        said = f"--to {target}" if to is not None else f"{target} (the default)"
+        raise ConvertError("output-extension", f"the output {quote(os.path.basename(path), 80)} ends in "
+                           f"{quote(ext, 20)}, which is no {target} file's extension: {said} is written "
+                           f"as {accepted} (or a name without an extension)")
+    return target
 
 
 # -- Lua values -> Python ------------------------------------------------------------------------
