@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torchfmt
 from torchfmt.tools import convert as convert_module
 from torchfmt.tools.convert import ConvertError, convert
 
@@ -136,3 +137,43 @@ def test_accepted_extensions_write_their_format(name: str, flags: list[str], tar
     proc = _cli(str(source), str(tmp_path / name), *flags, "--json")
     assert proc.returncode == 0, proc.stderr
     assert f'"target": "{target}"' in proc.stdout
+
+
+@pytest.mark.spec("t7.md#t7-convert-limits", "t7.md#t7-limits")
+def test_t7_limits_are_checked_before_writing_and_agree_with_the_reader(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list of n numbers is 1 + 2n objects (the table, each key and value): 124,999 numbers make
+    249,999 (the reader reads them), 125,000 make 250,001, refused before a byte is written; with the
+    check out of the way, the reader refuses that stream by its own limit (the count is the reader's)."""
+    from torchfmt.errors import FormatError
+    from torchfmt.limits import T7_OBJECTS
+    from torchfmt.writer import t7 as t7_writer
+
+    n_ok = (T7_OBJECTS.value - 1) // 2
+    ok = tmp_path / "ok.t7"
+    torchfmt.save(list(range(n_ok)), ok, "t7")
+    assert len(torchfmt.load(ok)) == n_ok
+    big = _saved({f"k{i}": i for i in range(200_000)}, tmp_path / "big.pt")
+    proc = _cli(str(big), str(tmp_path / "big.t7"))
+    assert proc.returncode == 2 and "T7_OBJECTS" in proc.stderr and "read-back" not in proc.stderr
+    assert not (tmp_path / "big.t7").exists()
+    with pytest.raises(t7_writer.T7Error, match="250,000 objects"):
+        torchfmt.save(list(range(n_ok + 1)), tmp_path / "over.t7", "t7")
+    monkeypatch.setattr(t7_writer, "check_limits", lambda *a: None)
+    torchfmt.save(list(range(n_ok + 1)), tmp_path / "over.t7", "t7")
+    with pytest.raises(FormatError, match="more than 250000 objects"):
+        torchfmt.load(tmp_path / "over.t7")
+
+
+@pytest.mark.spec("t7.md#t7-convert-limits")
+def test_t7_depth_is_checked_before_writing(tmp_path: Path) -> None:
+    from torchfmt.limits import T7_DEPTH
+    from torchfmt.writer.t7 import T7Error
+
+    deep: list[Any] = [1.0]
+    for _ in range(T7_DEPTH.value - 1):
+        deep = [deep]
+    torchfmt.save(deep, tmp_path / "ok.t7", "t7")  # 1,024 tables open at once: the reader reads it
+    torchfmt.load(tmp_path / "ok.t7")
+    with pytest.raises(T7Error, match="nest deeper than 1024"):
+        torchfmt.save([deep], tmp_path / "deep.t7", "t7")
