@@ -137,7 +137,10 @@ def _same_sharing(case_id: str, source: Path, hints: dict[str, Any], out: Path) 
     return checked, compared
 
 
+@pytest.mark.spec("slim.md#slim-identity", "slim.md#slim-trim")
 def test_slim_keeps_sharing_as_torch_loads_it(tmp_path: Path) -> None:
+    """Before issue 26, 'pt-legacy/checkpoint-adam' at medium failed: the optimizer's two step tensors
+    (both 1.0) were made one storage."""
     files = _files()
     checked = compared = accepted = 0
     for n, (case_id, path, hints) in enumerate(files):
