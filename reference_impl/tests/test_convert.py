@@ -87,7 +87,9 @@ def test_lua_model_becomes_a_state_dict_torch_loads(name: str, tmp_path: Path) -
     assert isinstance(state, dict) and len(state) == report.tensors > 0
     if MODELS[name] is not None:
         assert list(state) == MODELS[name]
-    assert all(not any(part.startswith("grad") or part == "output" for part in k.split(".")) for k in state)
+    # no training buffer the role table names (a field it does not name, such as nn.SpatialClassifier's
+    # gradInputF, is kept: spec/t7.md#t7-convert-fields)
+    assert all(training_buffer(k.rsplit(".", 1)[-1], "") is None for k in state)
     lua = _expected_hashes(json.loads(Path(f"{source}.expected.json").read_text()))
     for key, t in state.items():
         assert t.device.type == "cpu"

@@ -87,14 +87,7 @@ ROLES: tuple[Role, ...] = (
             "centered", "normalized", "_count", "outputs", "gradInputs", "gradOutputs", "cell", "cells",
             "gradCells", "indices", "_indices", "_expand", "_repeat", "_sum", "_div", "_norm", "_column",
             "fullOutput", "_viewOutput"),
-         class_fields=(("BatchNormalization", _f("std")),
-                       # the transposed copies of nn.SpatialClassifier's forward and backward
-                       ("SpatialClassifier", _f("inputF", "inputT", "outputF", "outputT", "gradInputF",
-                                                "gradInputT", "gradOutputF", "gradOutputT")),
-                       # nn.SpatialNormalization's intermediate results (its kernel and coef are kept)
-                       ("SpatialNormalization", _f("input", "inConvo", "inConvoVar", "inMean", "inStdDev",
-                                                   "inStdDevNotUnit", "inVar", "inputZeroMean",
-                                                   "inputZeroMeanSq", "stdDev", "thstd"))),
+         class_fields=(("BatchNormalization", _f("std")),),
          node_fields=_f("input", "gradOutput", "gradOutputBuffer")),  # nngraph's gModule:clearState
 )
 BY_NAME: dict[str, Role] = {r.name: r for r in ROLES}
