@@ -382,7 +382,7 @@ def test_json_members(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
                                     "duplicates", "top_level", "roles", "slim", "storages"}
     assert [lv["level"] for lv in report["bytes"]["slim"]] == ["light", "medium", "heavy"]
     assert set(report["bytes"]["slim"][0]) == {"level", "storage_bytes_after", "saved_bytes", "dropped_bytes",
-                                               "merged_bytes", "trimmed_bytes", "widened_bytes"}
+                                               "tie_equal", "trimmed_bytes", "widened_bytes"}
     assert set(report["bytes"]["storages"][0]) == {"id", "path", "dtype", "numel", "device", "bytes", "share",
                                                    "views", "tensors", "reachable_bytes", "unreachable_bytes",
                                                    "role", "field"}

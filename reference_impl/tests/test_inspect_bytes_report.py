@@ -154,3 +154,42 @@ def test_duplicates_read_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
     hashed.clear()
     assert sizes.identical_groups([_storage(a), _storage(a[:-1].copy()), _storage(a.view(np.int32))]) == []
     assert hashed == []
+
+
+@pytest.mark.spec("inspect.md#inspect-equal-bytes", "inspect.md#inspect-bytes")
+def test_equal_bytes_are_no_tensor_saved_twice(tmp_path: Path) -> None:
+    """Fresh BatchNorms: weight = running_var (ones), bias = running_mean (zeros), separate tensors torch
+    loads apart.  inspect names them equal bytes, never "saved twice", and gives no advice to save them
+    once (issue 26); a storage two tensors view is shared, saved once."""
+    m = torch.nn.Sequential(*(torch.nn.BatchNorm1d(256) for _ in range(4)))
+    sd = m.state_dict()
+    torch.save({**sd, "half": sd["0.weight"][:128]}, tmp_path / "bn.pt")
+    report = inspect(str(tmp_path / "bn.pt"))[0]
+    b = report["bytes"]
+    assert b["duplicate_bytes"] > 0.25 * b["file_bytes"]  # the equal bytes are most of the file
+    assert b["advice"] is None or "once" not in b["advice"]
+    headline = b["headline"] or ""
+    assert "saved twice" not in headline.replace("not one tensor saved twice", "")
+    assert "equal another storage's" in headline
+    text = render(report)
+    assert "saved twice:" not in text and "equal bytes:" in text
+    assert "shared: 1 storage(s) reached by several tensors" in text  # 0.weight, half
+    loaded = torch.load(tmp_path / "bn.pt", weights_only=True)
+    ptr = {k: v.untyped_storage().data_ptr() for k, v in loaded.items()}
+    assert ptr["0.weight"] != ptr["0.running_var"] and ptr["0.weight"] == ptr["half"]
+
+
+@pytest.mark.spec("inspect.md#inspect-bytes")
+def test_unreachable_headline_attributes_bytes_to_their_storages(tmp_path: Path) -> None:
+    """Unreachable bytes in several storages: the headline gives the total, how many storages hold it
+    and the largest one's own share, not the whole total pinned on one tensor (issue 26)."""
+    a, c = torch.zeros(300_000), torch.zeros(200_000)
+    torch.save({"a": a[:5], "c": c[:5]}, tmp_path / "two.pt")
+    b = inspect(str(tmp_path / "two.pt"))[0]["bytes"]
+    size = b["file_bytes"]
+    assert "is saved but unreachable, in 2 storages" in b["headline"]
+    worst = 300_000 * 4 - 20
+    assert f"the most, {100 * worst / size:.1f}% of the file ({worst:,} bytes), where a is a view" \
+        in b["headline"]
+    assert f"{100 * b['unreachable_bytes'] / size:.1f}% of the file ({b['unreachable_bytes']:,} bytes)" \
+        in b["headline"]

@@ -82,18 +82,47 @@ def test_views_still_share_with_their_strides(tmp_path: Path) -> None:
 
 
 @needs_torch
-@pytest.mark.spec("slim.md#slim-merge")
-def test_identical_storages_saved_once(tmp_path: Path) -> None:
+@pytest.mark.spec("slim.md#slim-identity")
+def test_equal_bytes_stay_apart(tmp_path: Path) -> None:
+    """A fresh BatchNorm's weight (ones) equals its running_var, its bias (zeros) its running_mean: slim
+    keeps them four storages, so a training step after ``load_state_dict(assign=True)`` moves the
+    running statistics and leaves the affine weight alone (issue 26)."""
+    bn = torch.nn.BatchNorm1d(64)
+    torch.save({"bn": bn.state_dict(), "pad": torch.arange(100_000)[:3]}, tmp_path / "in.pt")
+    report = slim(str(tmp_path / "in.pt"), str(tmp_path / "out.pt"))
+    sd = _load(tmp_path / "out.pt")["bn"]
+    assert report.storages_tied == 0 and not report.tie_equal and "tied" not in report.line()
+    assert len({_ptr(sd[k]) for k in ("weight", "bias", "running_mean", "running_var")}) == 4
+    fresh = torch.nn.BatchNorm1d(64)
+    fresh.load_state_dict(sd, assign=True)
+    fresh.train()
+    fresh(torch.randn(8, 64) * 3 + 1)
+    assert torch.equal(fresh.weight, torch.ones(64)) and torch.equal(fresh.bias, torch.zeros(64))
+    assert not torch.equal(fresh.running_var, torch.ones(64))
+
+
+@needs_torch
+@pytest.mark.spec("slim.md#slim-tie-equal", "slim.md#slim-report")
+def test_tie_equal_is_asked_and_said(tmp_path: Path) -> None:
     w = torch.randn(1000)
     torch.save({"a": w, "b": w.clone(), "c": w + 1}, tmp_path / "in.pt")
-    report = slim(str(tmp_path / "in.pt"), str(tmp_path / "out.pt"))
+    report = slim(str(tmp_path / "in.pt"), str(tmp_path / "out.pt"), tie_equal=True)
     out = _load(tmp_path / "out.pt")
-    assert report.storages_merged == 1
+    assert report.storages_tied == 1 and report.tie_equal
+    assert "1 storages with equal bytes tied to another" in report.line()
+    assert report.json()["storages_tied"] == 1
     assert _ptr(out["a"]) == _ptr(out["b"]) != _ptr(out["c"])
     assert torch.equal(out["b"], w) and torch.equal(out["c"], w + 1)
-    slim(str(tmp_path / "in.pt"), str(tmp_path / "kept.pt"), merge=False, force=True)
-    kept = _load(tmp_path / "kept.pt")
-    assert _ptr(kept["a"]) != _ptr(kept["b"])
+    # without the option nothing is to be saved: no file (spec/slim.md#slim-no-gain)
+    kept = slim(str(tmp_path / "in.pt"), str(tmp_path / "kept.pt"))
+    assert not kept.written and not (tmp_path / "kept.pt").exists()
+    # the CLI: --tie-equal ties, --keep-copies (the old opt-out) is the default
+    for flag, tied in (("--tie-equal", True), ("--keep-copies", False)):
+        res = subprocess.run([sys.executable, "-m", "torchfmt", "slim", str(tmp_path / "in.pt"),
+                              str(tmp_path / f"cli{flag}.pt"), flag, "--json", "--force"],
+                             capture_output=True, text=True, check=False)
+        assert res.returncode == 0, res.stderr
+        assert '"storages_tied": ' + ("1" if tied else "0") in res.stdout
 
 
 def _trainer_checkpoint(path: Path) -> dict[str, Any]:
@@ -190,8 +219,8 @@ def test_lua_models_light(name: str, tmp_path: Path) -> None:
 @pytest.mark.spec("slim.md#slim-t7-levels")
 def test_lua_levels_and_shared_parameters(tmp_path: Path) -> None:
     source = CORPUS / "nn_getparameters.t7"
-    for level in ("light", "medium", "heavy"):
-        slim(str(source), str(tmp_path / f"{level}.t7"), level)
+    for level in ("light", "medium", "heavy"):  # heavy has nothing to save (no equal bytes tied): forced
+        slim(str(source), str(tmp_path / f"{level}.t7"), level, force=level == "heavy")
     sizes = {lv: os.path.getsize(tmp_path / f"{lv}.t7") for lv in ("light", "medium", "heavy")}
     assert sizes["light"] < sizes["medium"] <= sizes["heavy"]
     medium = _modules(torchfmt.load(tmp_path / "medium.t7"))

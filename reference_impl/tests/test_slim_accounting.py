@@ -126,9 +126,10 @@ def _storage_key(t: Any) -> int:
     return t.untyped_storage().data_ptr()
 
 
-def _check_pt_output(obj: dict[str, Any], out: Path, level: str) -> None:
+def _check_pt_output(obj: dict[str, Any], out: Path, level: str, tie: bool = False) -> None:
     """torch 2.13 loads ``out``: every kept tensor equal, with its layout and class, and tensors that
-    shared a storage still share one at the same distance."""
+    shared a storage still share one at the same distance; without ``tie`` (``--tie-equal``), tensors
+    that did not share one still do not (spec/slim.md#slim-identity)."""
     loaded = torch.load(out, weights_only=True)
     want = _TRAINER_KEPT.get(level, set(obj)) if "optimizer" in obj else set(obj)
     assert set(loaded) == want
@@ -143,6 +144,8 @@ def _check_pt_output(obj: dict[str, Any], out: Path, level: str) -> None:
                 assert _storage_key(a_new) == _storage_key(b_new)
                 assert (a_new.storage_offset() - b_new.storage_offset() ==
                         a_old.storage_offset() - b_old.storage_offset())
+            elif not tie and a_new.numel() and b_new.numel():
+                assert _storage_key(a_new) != _storage_key(b_new)
 
 
 def _trimmed_by_torch(obj: dict[str, Any]) -> int:
@@ -160,20 +163,24 @@ def _trimmed_by_torch(obj: dict[str, Any]) -> int:
     return sum(n - (max(spans[k]) - min(spans[k]) if k in spans else 0) for k, n in size.items())
 
 
-@pytest.mark.spec("inspect.md#inspect-slim", "slim.md#slim-levels", "slim.md#slim-trim", "slim.md#slim-merge",
-                  "slim.md#slim-pt-drop")
+@pytest.mark.spec("inspect.md#inspect-slim", "slim.md#slim-levels", "slim.md#slim-trim",
+                  "slim.md#slim-tie-equal", "slim.md#slim-identity", "slim.md#slim-pt-drop")
+@pytest.mark.parametrize("tie", [False, True], ids=["default", "tie-equal"])
 @pytest.mark.parametrize("make", [_views_file, _copies_file, _trainer_file])
 @pytest.mark.parametrize("level", LEVELS)
-def test_pt_slim_saves_what_inspect_attributed(make: Any, level: str, tmp_path: Path) -> None:
+def test_pt_slim_saves_what_inspect_attributed(make: Any, level: str, tie: bool, tmp_path: Path) -> None:
     obj = make()
     source, out = tmp_path / "in.pt", tmp_path / "out.pt"
     torch.save(obj, source)
     b, levels = _prediction(source)
     lv = levels[level]
+    tied = lv["tie_equal"]
+    if tie:  # --tie-equal's own figures; the parts it shares with the default are the same
+        lv = {**lv, **tied}
     before = _zip_parts(source)
     assert before["total"] == source.stat().st_size  # the layout rules are torch's own
     assert before["storages"] == b["storage_bytes"]
-    report = slim(str(source), str(out), level)
+    report = slim(str(source), str(out), level, tie_equal=tie)
     after = _zip_parts(out)
     assert after["total"] == out.stat().st_size
     # the storages shrink by exactly what inspect predicted; the rest is the container's own change
@@ -181,17 +188,23 @@ def test_pt_slim_saves_what_inspect_attributed(make: Any, level: str, tmp_path: 
     assert after["storages"] == lv["storage_bytes_after"] == report.storage_bytes_after
     assert source.stat().st_size - out.stat().st_size == lv["saved_bytes"] + (
         before["records"] - after["records"]) + (before["framing"] - after["framing"])
-    _check_pt_output(obj, out, level)
+    _check_pt_output(obj, out, level, tie)
     if "args" in obj:  # settings named like trainer keys are no trainer state
         assert torch.load(out, weights_only=True)["args"] == obj["args"]
     # inspect's parts against torch's own figures
     if make is _views_file:
-        assert lv["dropped_bytes"] == lv["merged_bytes"] == 0
+        assert lv["dropped_bytes"] == tied["tied_bytes"] == 0
         assert lv["trimmed_bytes"] == _trimmed_by_torch(obj) > 0
     elif make is _copies_file:
         w = obj["a"]
-        assert lv["merged_bytes"] == w.nbytes * 2 + obj["h1"].nbytes  # b and c's storage, h2
-        assert lv["trimmed_bytes"] == lv["dropped_bytes"] == 0
+        assert tied["tied_bytes"] == w.nbytes * 2 + obj["h1"].nbytes  # b and c's storage, h2
+        assert report.storages_tied == (3 if tie else 0)
+        # untied, c's storage (a clone of w) is its own and trimmed to c's ten rows (tied, it is w's:
+        # saved_bytes then counts it as tied, not trimmed)
+        c = obj["c"]
+        assert levels[level]["trimmed_bytes"] == c.untyped_storage().nbytes() - c.nbytes
+        assert tied["saved_bytes"] == tied["tied_bytes"]
+        assert lv["dropped_bytes"] == 0
     else:
         dropped = set(obj) - _TRAINER_KEPT.get(level, set(obj))
         assert lv["dropped_bytes"] == sum(t.untyped_storage().nbytes()

@@ -177,7 +177,7 @@ def test_every_tool_refuses_what_dump_refuses_over_its_limits(tmp_path: Path) ->
         status, err, _ = run(["dump", str(path)])
         assert status == 1 and err[0].startswith("limit-exceeded: "), (name, err)
         for tool in TOOLS:
-            out = tmp_path / "out.bin"
+            out = tmp_path / ("out." + {"t7": "t7", "safetensors": "safetensors"}.get(tool[-1], "bin"))
             got = run(tool_argv(tool, path, out))
             assert (got[0], got[1]) == (status, err), (name, tool)
             assert not out.exists() and left_behind(tmp_path) == []

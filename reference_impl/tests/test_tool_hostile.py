@@ -171,7 +171,7 @@ def _contract(path: Path, tmp_path: Path) -> list[str]:
     dump_status, dump_err, _ = run(["dump", str(path)])
     broken = []
     for tool in TOOLS:
-        out = tmp_path / ("out." + ("t7" if tool[-1] == "t7" else "bin"))
+        out = tmp_path / ("out." + {"t7": "t7", "safetensors": "safetensors"}.get(tool[-1], "bin"))
         status, err, _ = run(tool_argv(tool, path, out))
         name = " ".join(tool)
         if status not in (0, 1, 2):

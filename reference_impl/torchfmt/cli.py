@@ -146,9 +146,12 @@ def _parser() -> argparse.ArgumentParser:
                     help=".pt: a key (dotted path) or a group: optimizer, grads, ema. .t7: a module field "
                          "to empty")
     sl.add_argument("--dry-run", action="store_true", help="report without writing")
+    sl.add_argument("--tie-equal", action="store_true",
+                    help="make storages with equal bytes one storage (they then share: a write to one "
+                         "changes the other; without it they stay apart, as torch loads them)")
     sl.add_argument("--keep-copies", action="store_true",
-                    help="keep storages with identical bytes apart (merged, they share: a write to one "
-                         "changes the other)")
+                    help="the default since --tie-equal (storages with equal bytes stay apart); kept for "
+                         "scripts")
     sl.add_argument("--force", action="store_true", help="replace an existing output")
     sl.add_argument("--json", action="store_true", help="report as one JSON line")
     _t7_hints(sl)
@@ -172,7 +175,7 @@ def _slim(args: argparse.Namespace) -> int:
     from .tools.slim import slim
 
     return _report(lambda: slim(args.input, args.output, args.level, args.drop, dry_run=args.dry_run,
-                                force=args.force, merge=not args.keep_copies, hints=_hints(args)), args.json,
+                                force=args.force, tie_equal=args.tie_equal, hints=_hints(args)), args.json,
                    args.input)
 
 

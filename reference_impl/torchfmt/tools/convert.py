@@ -2,9 +2,10 @@
 
 - ``.t7`` -> ``.pt``/safetensors: a Lua ``nn`` module becomes a state_dict with the names PyTorch's ``nn``
   gives (``0.weight``, ``1.running_mean``; containers nest; an nngraph ``gModule`` numbers its modules in
-  ``forwardnodes`` order), CUDA tensors become CPU tensors, and training buffers (``gradWeight``,
-  ``output``, ...) are left out unless asked.  Any other Lua value becomes its natural Python value;
-  a function has none and is refused.
+  ``forwardnodes`` order), CUDA tensors become CPU tensors, and the fields the role table names
+  training buffers (``gradWeight``, ``output``, ...; :func:`~torchfmt.tools.roles.training_buffer`) are
+  left out unless asked; every other tensor field is kept (``nn.SpatialConvolutionMap``'s ``connTable``).
+  Any other Lua value becomes its natural Python value; a function has none and is refused.
 - ``.pt`` -> ``.pt``: the object as :func:`torchfmt.load` reads it, written in the other layout; with
   ``inert`` a whole pickled ``nn.Module`` (``torch.save(model)``, a 0.1.x tar file) becomes its state_dict.
 - any -> safetensors (the optional ``safetensors`` package): a flat mapping of names to contiguous
@@ -53,12 +54,21 @@ from .flat import NameClash, Names
 from .flat import shown_path as shown_key_path
 from .progress import CountingFile, progress
 from .reading import read
-from .roles import MODULE_STATE, RANK, is_module, module_field_role
+from .roles import RANK, is_module, module_field_role, training_buffer
 from .sizes import storage_bytes
 from .verify import Lost, read_back, read_back_safetensors
 
 TARGETS = ("pt-zip", "pt-legacy", "t7", "safetensors")
-_EXTENSIONS = {".t7": "t7", ".safetensors": "safetensors"}
+#: The output extensions each target may be written under (spec/t7.md#t7-convert-extension): a name of
+#: another format's extension (``out.onnx``, ``out.safetensors --to pt-legacy``) is refused.  A name
+#: without an extension is written as ``--to`` says (``pt-zip`` without it).
+EXTENSIONS: dict[str, tuple[str, ...]] = {
+    "pt-zip": (".pt", ".pth", ".bin", ".ckpt", ".tar"),  # .bin: pytorch_model.bin; .tar: model.pth.tar
+    "pt-legacy": (".pt", ".pth", ".bin", ".ckpt", ".tar"),
+    "t7": (".t7", ".th", ".net"),  # the names Lua Torch users gave torch.save's files
+    "safetensors": (".safetensors",),
+}
+_BY_EXTENSION = {".t7": "t7", ".th": "t7", ".net": "t7", ".safetensors": "safetensors"}
 
 
 #: What ``convert`` and ``slim`` refuse: the closed set of ``<feature>`` words of their refusal line
@@ -74,7 +84,10 @@ REFUSALS: dict[str, str] = {
     "pt-legacy-value": "a value the legacy stream cannot hold (a dtype with no typed storage class, ...)",
     "t7-value": "a value Lua Torch has no form for (a dtype without a Lua class, a lazy view, ...)",
     "safetensors-non-tensor": "a value that is not a tensor, without --metadata (the first ten named)",
-    "safetensors-name": "two different values whose flat names collide (both paths named): one would be lost",
+    "safetensors-name": "two different values whose flat names collide (both paths named): one would be "
+                        "lost; a name or --metadata value that is no valid Unicode string (a lone "
+                        "surrogate), which safetensors' readers refuse; a name the writer's own header keys "
+                        "take (__metadata__, torchfmt.aliases)",
     "safetensors-dtype": "a tensor safetensors has no form for (quantized; a lazy conjugate, negative view; "
                          "more than 64 dimensions, numpy's limit, through which the writer streams)",
     "read-back": "what was written does not read back as what was meant (its path named): nothing replaced",
@@ -83,6 +96,8 @@ REFUSALS: dict[str, str] = {
     "output-not-regular": "the output is a directory, FIFO, device or socket (refused even with --force)",
     "unwritable-path": "the output cannot be written (the operating system's reason)",
     "target-format": "an output format that is not one of pt-zip, pt-legacy, t7, safetensors",
+    "output-extension": "an output name whose extension is another format's than the one written (--to, "
+                        "or the extension's own; the accepted extensions named)",
     "pickled-object": "--inert: a pickled object that is no nn.Module, or a global outside the allowlist",
     "drop-key": "slim --drop names a key the checkpoint does not have",
     "slim-level": "slim --level is not light, medium or heavy",
@@ -147,12 +162,20 @@ class Report:
 
 
 def target_of(path: str, to: str | None) -> str:
-    """The target format: ``to``, else from the output's extension (``pt-zip`` by default)."""
-    if to is not None:
-        if to not in TARGETS:
-            raise ConvertError("target-format", f"--to {quote(to)} is not one of {', '.join(TARGETS)}")
-        return to
-    return _EXTENSIONS.get(os.path.splitext(path)[1].lower(), "pt-zip")
+    """The target format: ``to``, else from the output's extension (``pt-zip`` for ``.pt`` and the
+    others of :data:`EXTENSIONS`, and for a name without one); an extension that is not one of the
+    target's is refused, naming those accepted (spec/t7.md#t7-convert-extension)."""
+    if to is not None and to not in TARGETS:
+        raise ConvertError("target-format", f"--to {quote(to)} is not one of {', '.join(TARGETS)}")
+    ext = os.path.splitext(os.path.basename(path))[1].lower()
+    target = to if to is not None else _BY_EXTENSION.get(ext, "pt-zip")
+    if ext and ext not in EXTENSIONS[target]:
+        accepted = ", ".join(EXTENSIONS[target])
+        said = f"--to {target}" if to is not None else f"{target} (the default)"
+        raise ConvertError("output-extension", f"the output {quote(os.path.basename(path), 80)} ends in "
+                           f"{quote(ext, 20)}, which is no {target} file's extension: {said} is written "
+                           f"as {accepted} (or a name without an extension)")
+    return target
 
 
 # -- Lua values -> Python ------------------------------------------------------------------------
@@ -172,13 +195,14 @@ def _sequence(table: Any) -> list[Any]:
     return []
 
 
-def _state_order(module: TorchObject, name: Any) -> tuple[int, bool]:
+def _state_order(module: TorchObject, name: Any) -> tuple[int, bool, str]:
     """Where a module's field goes in its state_dict, as PyTorch registers them: the weights role before
-    the running statistics (spec/inspect.md#inspect-roles), a bias after its weight; file order else."""
+    the running statistics (spec/inspect.md#inspect-roles), a bias after its weight; the other fields
+    after them by name (a file holds a table in its hash order, which says nothing)."""
     role = module_field_role(name, module.class_name)
     if role is None or not role.module_state:
-        return (len(RANK), False)
-    return (RANK[role.name], name.endswith("bias"))
+        return (len(RANK), False, name if isinstance(name, str) else "")
+    return (RANK[role.name], name.endswith("bias"), "")
 
 
 class LuaToPython:
@@ -218,12 +242,12 @@ class LuaToPython:
         for name, value in ordered:
             if not isinstance(name, str) or not isinstance(value, Tensor):
                 continue
-            if name in MODULE_STATE or self.keep_buffers:
-                if value.lua and not value.shape and name not in MODULE_STATE:
-                    continue  # an empty Lua buffer
+            if training_buffer(name, module.class_name) is None:  # every field no rule names as a buffer
                 out[prefix + name] = self.tensor(value)
-            else:
+            elif not self.keep_buffers:
                 self.left_out.append(prefix + name)
+            elif value.shape or not value.lua:  # an empty Lua buffer (clearState's) has no state to keep
+                out[prefix + name] = self.tensor(value)
         for i, child in enumerate(self._children(module)):
             self._module(child, f"{prefix}{i}.", out, seen)
 
@@ -405,10 +429,12 @@ def _json_plain(v: Any) -> bool:
     return count(v) <= PLAIN_NODES
 
 
-def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str, str]]:
+def flat_tensors(obj: Any, metadata: bool, raw: dict[str, Any] | None = None
+                 ) -> tuple[dict[str, Tensor], dict[str, str]]:
     """Name -> tensor for a (nested) mapping of tensors; other values are refused, or kept as JSON text
     in ``__metadata__`` when ``metadata``.  Names are unique: two different values that flatten to one
-    name are refused, naming both paths (:class:`~torchfmt.tools.flat.NameClash`)."""
+    name are refused, naming both paths (:class:`~torchfmt.tools.flat.NameClash`); ``raw`` gets each
+    metadata value as it was before it became JSON text."""
     tensors: dict[str, Tensor] = {}
     other: dict[str, str] = {}
     refused: list[str] = []
@@ -440,6 +466,8 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
             else:
                 if names.add(name or "$", text, shown_key_path(keys)):
                     other[name or "$"] = text
+                    if raw is not None:
+                        raw[name or "$"] = v
         else:
             refused.append(f"{quote(name or '$')} ({type(v).__name__})")
             if not _json_plain(v):
@@ -462,10 +490,51 @@ def flat_tensors(obj: Any, metadata: bool) -> tuple[dict[str, Tensor], dict[str,
     return tensors, other
 
 
+#: The header keys the writer itself fills: no tensor (``__metadata__``) nor ``--metadata`` value
+#: (``torchfmt.aliases``) may take their names (spec/t7.md#t7-convert-safetensors-names).
+RESERVED_NAMES = {"__metadata__": "the header's metadata entry",
+                  "torchfmt.aliases": "the writer's own metadata key for tied names"}
+
+
+def _unicode(text: str) -> bool:
+    """Whether ``text`` is a string of Unicode scalar values (no lone surrogate): what JSON readers that
+    follow RFC 8259 strictly, as safetensors' does, accept."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_safetensors_names(tensors: dict[str, Tensor], meta: dict[str, str], raw: dict[str, Any]) -> None:
+    """Refuse, by name, what safetensors' own readers would refuse or misread
+    (spec/t7.md#t7-convert-safetensors-names): a tensor name or a ``--metadata`` name or value (``raw``:
+    the values before they became JSON text) that is no valid Unicode string, and a name the writer's
+    own header keys take."""
+    for name in [*tensors, *meta]:
+        if not _unicode(name):
+            raise ConvertError("safetensors-name", f"the name {ascii(name)} is no valid Unicode string (a "
+                               "lone surrogate): safetensors' readers refuse such a header")
+    for name, value in raw.items():
+        if not _unicode(json.dumps(value, ensure_ascii=False, default=str)):
+            raise ConvertError("safetensors-name", f"the --metadata value {ascii(name)} holds a lone "
+                               "surrogate (no valid Unicode string): safetensors' readers refuse it")
+    for name in tensors:
+        if name in RESERVED_NAMES:
+            raise ConvertError("safetensors-name", f"a tensor named {quote(name)}: the name is "
+                               f"{RESERVED_NAMES[name]} of a safetensors header")
+    for name in meta:
+        if name in RESERVED_NAMES:
+            raise ConvertError("safetensors-name", f"the --metadata value named {quote(name)} collides with "
+                               f"{RESERVED_NAMES[name]}: rename it before converting")
+
+
 def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> None:
     """Write the flat tensors of ``obj`` as safetensors (spec/t7.md#t7-convert-safetensors): the header
     first, then each tensor streamed from its storage (:mod:`torchfmt.writer.safetensors`)."""
-    tensors, meta = flat_tensors(obj, metadata)
+    raw: dict[str, Any] = {}
+    tensors, meta = flat_tensors(obj, metadata, raw)
+    check_safetensors_names(tensors, meta, raw)
     written: dict[str, Tensor] = {}
     kept: dict[int, str] = {}
     for name, t in tensors.items():
@@ -487,7 +556,7 @@ def write_safetensors(obj: Any, path: str, metadata: bool, report: Report) -> No
     total = sum(math.prod(t.shape) * t.dtype.itemsize for t in written.values())
     meant = {name: tensors[name] for name in written}
     with progress(total, "convert: writing") as done, \
-            atomic_file(path, check=lambda tmp: checked(tmp, meant, "safetensors")) as f:
+            atomic_file(path, check=lambda tmp: checked(tmp, meant, "safetensors", meta)) as f:
         st_write(written, f, meta or None, done)
 
 
@@ -597,12 +666,12 @@ def to_cpu(obj: Any) -> dict[str, int]:
     return dict(moved)
 
 
-def checked(tmp: str, meant: Any, target: str) -> None:
+def checked(tmp: str, meant: Any, target: str, metadata: dict[str, str] | None = None) -> None:
     """Refuse a written file that does not read back as what was meant (:mod:`torchfmt.tools.verify`):
     it is removed and nothing is replaced."""
     try:
         if target == "safetensors":
-            read_back_safetensors(tmp, meant)
+            read_back_safetensors(tmp, meant, metadata or {})
         else:
             read_back(tmp, meant, target)
     except Lost as e:

@@ -46,7 +46,7 @@ from .reading import read
 from .sizes import account, human_bytes, labelled_children
 from .terminal import finish, styled
 
-INSPECT_VERSION = 1
+INSPECT_VERSION = 2
 #: Children of one container the tree shows before ``more`` (spec/inspect.md#inspect-tree).
 TREE_ITEMS = 50
 #: Bytes of a non-checkpoint read to describe it.
@@ -681,9 +681,15 @@ def _bytes_lines(b: dict[str, Any], s: _Style) -> list[str]:
             out.append(f"    {_storage_name(x)}: its {x['dtype']} storage of {x['numel']:,} elements "
                        f"holds {human_bytes(x['bytes'])}, "
                        f"its views reach {human_bytes(x['reachable_bytes'])}")
+    shared = [x for x in b["storages"] if x["views"] > 1]
+    if shared:
+        out.append(f"  shared: {len(shared)} storage(s) reached by several tensors, each saved once "
+                   "(torch loads them as one)")
     if b["duplicates"]:
-        out.append(s(f"  saved twice: {human_bytes(b['duplicate_bytes'])} in {len(b['duplicates'])} group(s) "
-                     "of storages with identical bytes", "33"))
+        groups = len(b["duplicates"])
+        out.append(s(f"  equal bytes: {human_bytes(b['duplicate_bytes'])} in {groups} group(s) "
+                     "of separate storages holding the same bytes (torch loads them apart: not a tensor "
+                     "saved twice; slim --tie-equal makes each group one storage)", "33"))
         for g in sorted(b["duplicates"], key=lambda g: -g["bytes_each"] * (len(g["paths"]) - 1))[:5]:
             each = human_bytes(g["bytes_each"])
             out.append("    " + " = ".join(".".join(p) for p in g["paths"]) + f"  ({each} each)")

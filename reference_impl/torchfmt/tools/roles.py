@@ -5,7 +5,8 @@
 ``running_mean``, what resuming training needs, scratch buffers such as ``output``, ``gradInput``,
 ``finput``) and of the keys of ``.pt`` trainer checkpoints (``optimizer``, ``ema``, ...).  ``inspect``
 attributes bytes with it, ``slim`` leaves out by it (its ``light``/``medium``/``heavy`` levels, those of
-dpnn's ``nn.Serial``) and ``convert`` keeps a Lua module's state by it.  It is ordered from most to least
+dpnn's ``nn.Serial``) and ``convert`` leaves out by it what :func:`training_buffer` names (and orders a
+Lua module's state by it).  It is ordered from most to least
 needed: a storage several roles view is counted for the most needed of them, since dropping the others
 does not free it.
 
@@ -83,9 +84,9 @@ ROLES: tuple[Role, ...] = (
          _f("output", "gradInput", "dpnn_input", "finput", "fgradInput", "fgradinput", "_input", "_output",
             "_gradOutput", "_gradInput", "gradOutput", "buffer", "buffer1", "buffer2", "buffer3", "_buffer",
             "_buffer1", "_buffer2", "addBuffer", "ones", "_ones", "columns", "save_mean", "save_std",
-            "centered", "normalized", "outputs", "gradInputs", "gradOutputs", "cell", "cells", "gradCells",
-            "indices", "_indices", "_expand", "_repeat", "_sum", "_div", "_norm", "_column", "fullOutput",
-            "_viewOutput"),
+            "centered", "normalized", "_count", "outputs", "gradInputs", "gradOutputs", "cell", "cells",
+            "gradCells", "indices", "_indices", "_expand", "_repeat", "_sum", "_div", "_norm", "_column",
+            "fullOutput", "_viewOutput"),
          class_fields=(("BatchNormalization", _f("std")),),
          node_fields=_f("input", "gradOutput", "gradOutputBuffer")),  # nngraph's gModule:clearState
 )
@@ -110,6 +111,15 @@ def is_module(v: Any) -> bool:
 def kept(role: Role, level: str) -> bool:
     """Whether ``level`` keeps ``role``."""
     return role.rank <= LEVEL_RANK[level]
+
+
+def training_buffer(name: Any, class_name: str) -> Role | None:
+    """The role of the field ``name`` of an ``nn`` module of ``class_name`` when it is a training buffer,
+    one that ``slim --level light`` empties (gradients, momentum, activations and scratch buffers); None
+    for every other field, known or not.  ``convert`` leaves out exactly these fields of a Lua module
+    (spec/t7.md#t7-convert-fields): a field is dropped only by a rule of :data:`ROLES` that names it."""
+    role = module_field_role(name, class_name)
+    return role if role is not None and not kept(role, "light") else None
 
 
 def module_field_role(name: Any, class_name: str) -> Role | None:

@@ -8,7 +8,9 @@ the path (keys from the top-level object down) each was first reached by.  From 
   binary size);
 - its *reachable* bytes are those inside the element span of at least one view (first to last element
   a view can address); the rest are saved but unreachable (spec/inspect.md#inspect-unreachable);
-- storages with the same dtype, device and identical bytes are *duplicates* (the only payloads read);
+- storages with the same dtype, device and identical bytes are *equal bytes* (``duplicates``, the only
+  payloads read): separate storages, as torch loads them, never advised against (they are not one
+  tensor saved twice, spec/inspect.md#inspect-equal-bytes);
 - a storage's bytes go to one top-level key (where it was first reached) and to one role and field
   (the most needed role among its views, :mod:`torchfmt.tools.roles`);
 - per ``slim`` level, the bytes ``slim`` leaves and saves (:func:`slim_level`,
@@ -390,7 +392,7 @@ def account(doc: Document, file_size: int) -> dict[str, Any]:
     dup_bytes = sum(sizes[g[0]] * (len(g) - 1) for g in dup_groups)
     return {
         "headline": headline(file_size, storages, roles, unreachable, dup_bytes),
-        "advice": advice(doc.format, file_size, unreachable, dup_bytes, slim_levels),
+        "advice": advice(doc.format, file_size, unreachable, slim_levels),
         "file_bytes": file_size,
         "storage_bytes": storage_total,
         "other_bytes": max(file_size - storage_total, 0),
@@ -418,20 +420,30 @@ def trimmable(use: StorageUse, kept: list[View]) -> bool:
 def slim_level(uses: list[StorageUse], groups: list[list[int]], long_size: int | None,
                level: str) -> dict[str, Any]:
     """What ``slim --level LEVEL`` leaves of the storages (spec/inspect.md#inspect-slim): the bytes of
-    storages no kept value reaches (``dropped_bytes``), of identical storages merged into one
-    (``merged_bytes``), outside the span the kept views use (``trimmed_bytes``), less those a ``.t7``
-    file of 4-byte longs gains written with 8-byte ones (``widened_bytes``)."""
+    storages no kept value reaches (``dropped_bytes``), outside the span the kept views use
+    (``trimmed_bytes``), less those a ``.t7`` file of 4-byte longs gains written with 8-byte ones
+    (``widened_bytes``); and under ``tie_equal`` the same figures for ``slim --tie-equal``, which also
+    makes the storages of each group of equal bytes one (``tied_bytes``, spec/slim.md#slim-tie-equal)."""
+    out = _level(uses, [], long_size, level)
+    del out["tied_bytes"]
+    tie = _level(uses, groups, long_size, level)
+    out["tie_equal"] = {k: tie[k] for k in ("storage_bytes_after", "saved_bytes", "tied_bytes")}
+    return out
+
+
+def _level(uses: list[StorageUse], groups: list[list[int]], long_size: int | None,
+           level: str) -> dict[str, Any]:
     rank = LEVEL_RANK[level]
     kept = [[v for v in u.views if v.rank <= rank] for u in uses]
     bare = [u.bare_rank is not None and u.bare_rank <= rank for u in uses]
     alive = [bool(k) or b for k, b in zip(kept, bare, strict=True)]
     dropped = sum(u.file_bytes(long_size) for u, a in zip(uses, alive, strict=True) if not a)
-    merged, into = 0, list(range(len(uses)))
+    tied, into = 0, list(range(len(uses)))
     for g in groups:
         members = [i for i in g if kept[i] and not bare[i]]
         for i in members[1:]:
             into[i] = members[0]
-            merged += uses[i].file_bytes(long_size)
+            tied += uses[i].file_bytes(long_size)
             kept[members[0]] = kept[members[0]] + kept[i]
     trimmed = widened = after = 0
     for i, u in enumerate(uses):
@@ -445,8 +457,8 @@ def slim_level(uses: list[StorageUse], groups: list[list[int]], long_size: int |
         trimmed += (u.storage.numel - numel) * w
         widened += numel * (u.storage.dtype.itemsize - w)
         after += numel * u.storage.dtype.itemsize
-    return {"level": level, "storage_bytes_after": after, "saved_bytes": dropped + merged + trimmed - widened,
-            "dropped_bytes": dropped, "merged_bytes": merged, "trimmed_bytes": trimmed,
+    return {"level": level, "storage_bytes_after": after, "saved_bytes": dropped + tied + trimmed - widened,
+            "dropped_bytes": dropped, "tied_bytes": tied, "trimmed_bytes": trimmed,
             "widened_bytes": widened}
 
 
@@ -464,17 +476,26 @@ HEADLINE_SHARE = 0.25
 def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[str, Any]], unreachable: int,
              dup_bytes: int) -> str | None:
     """One sentence naming what takes most of the file when it is not what the model computes with:
-    bytes no view reaches, storages saved twice, or a role other than weights and running statistics."""
+    bytes no view reaches (counted per storage holding them), storages whose bytes merely equal another's,
+    or a role other than weights and running statistics."""
     if not file_size:
         return None
     pct = lambda n: f"{100 * n / file_size:.1f}%"  # noqa: E731
     if unreachable >= HEADLINE_SHARE * file_size:
-        worst = max(storages, key=lambda x: x["unreachable_bytes"])
-        return (f"{pct(unreachable)} of the file is saved but unreachable: {'.'.join(worst['path'])} is a "
-                f"view of {worst['reachable_bytes']:,} bytes into a storage of {worst['bytes']:,} bytes "
-                f"({worst['numel']:,} {worst['dtype']} elements), saved whole")
+        holders = sorted((x for x in storages if x["unreachable_bytes"]),
+                         key=lambda x: -x["unreachable_bytes"])
+        worst = holders[0]
+        view = (f"{'.'.join(worst['path'])} is a view of {worst['reachable_bytes']:,} bytes into a storage "
+                f"of {worst['bytes']:,} bytes ({worst['numel']:,} {worst['dtype']} elements), saved whole")
+        if len(holders) == 1:
+            return f"{pct(unreachable)} of the file is saved but unreachable: {view}"
+        return (f"{pct(unreachable)} of the file ({unreachable:,} bytes) is saved but unreachable, in "
+                f"{len(holders)} storages; the most, {pct(worst['unreachable_bytes'])} of the file "
+                f"({worst['unreachable_bytes']:,} bytes), where {view}")
     if dup_bytes >= HEADLINE_SHARE * file_size:
-        return f"{pct(dup_bytes)} of the file is storages saved twice with identical bytes"
+        return (f"{pct(dup_bytes)} of the file is storages whose bytes equal another storage's: separate "
+                "tensors, as torch loads them (not one tensor saved twice; slim --tie-equal makes them one "
+                "only when asked)")
     spare = [r for r in roles if not BY_NAME[r["role"]].module_state and r["role"] != OTHER.name]
     if spare:
         top = max(spare, key=lambda r: r["bytes"])
@@ -489,23 +510,22 @@ def headline(file_size: int, storages: list[dict[str, Any]], roles: list[dict[st
 ADVICE_SHARE = 0.01
 
 
-def advice(fmt: str, file_size: int, unreachable: int, dup_bytes: int,
+def advice(fmt: str, file_size: int, unreachable: int,
            levels: list[dict[str, Any]]) -> str | None:
     """One sentence on how to save the file without its waste next time (spec/inspect.md#inspect-bytes),
-    for the largest of: bytes no view reaches, storages saved twice, what ``slim --level light`` leaves
-    out; None when none reaches :data:`ADVICE_SHARE` of the file."""
+    for the larger of: bytes no view reaches, what ``slim --level light`` leaves out; None when neither
+    reaches :data:`ADVICE_SHARE` of the file.  Storages with equal bytes get none: they are separate
+    tensors (a fresh BatchNorm's ``weight`` and ``running_var`` both hold ones), not waste
+    (spec/inspect.md#inspect-equal-bytes)."""
     light = next((lv for lv in levels if lv["level"] == "light"), None)
     left_out = light["dropped_bytes"] if light else 0
-    waste = max((unreachable, "unreachable"), (dup_bytes, "duplicates"), (left_out, "left_out"))
+    waste = max((unreachable, "unreachable"), (left_out, "left_out"))
     if not file_size or waste[0] < ADVICE_SHARE * file_size:
         return None
     lua = fmt.startswith("t7")
     if waste[1] == "unreachable" and not lua:
         return ("next time, save a copy of each slice, not the view (torch.save(x[10:15].clone()) writes 5 "
                 "elements, x[10:15] all of x's storage); torchfmt slim trims this file")
-    if waste[1] == "duplicates":
-        return ("next time, save each tensor once (tie the names to one tensor, or keep one copy); "
-                "torchfmt slim merges identical storages")
     if lua:
         return ("next time, call model:clearState() before torch.save (it empties output, gradInput and the "
                 "other buffers; dpnn's nn.Serial(model):lightSerial() also leaves out gradWeight and "

@@ -6,8 +6,9 @@ Small functions over the object model, written back with :func:`torchfmt.writer.
   (spec/slim.md#slim-pt-drop);
 - :func:`empty_t7`: the fields dpnn's ``nn.Serial`` empties at its ``medium`` and ``light`` levels become
   empty tensors of the same type (spec/slim.md#slim-t7-levels);
-- :func:`merge_identical`: storages with the same dtype, device and bytes become one
-  (spec/slim.md#slim-merge);
+- :func:`tie_equal_storages`: with ``--tie-equal`` only, storages with the same dtype, device and bytes
+  become one (spec/slim.md#slim-tie-equal): equal bytes are not one storage, so by default each stays
+  its own (spec/slim.md#slim-identity);
 - :func:`trim_storages`: each storage becomes the smallest span its tensors use; every tensor keeps its
   shape and strides, its offset moves by the span's start, and tensors that shared a storage share the
   new one (spec/slim.md#slim-trim).
@@ -58,14 +59,15 @@ class SlimReport:
     storage_bytes_before: int = 0
     storage_bytes_after: int = 0
     storages_trimmed: int = 0
-    storages_merged: int = 0
+    tie_equal: bool = False  # --tie-equal: equal storages made one (spec/slim.md#slim-tie-equal)
+    storages_tied: int = 0
     dropped: list[str] = field(default_factory=list)
     written: bool = True  # False: nothing to save, no file written (spec/slim.md#slim-no-gain), or a dry run
     would_write: bool = True  # what ``written`` would have been without --dry-run (spec/slim.md#slim-report)
 
     def line(self) -> str:
         if not self.would_write:
-            why = ("no storage to trim or merge and nothing to leave out" if self.bytes_after is None
+            why = ("no storage to trim or tie and nothing to leave out" if self.bytes_after is None
                    else f"the rewrite would be {human_bytes(self.bytes_after)}, not smaller")
             size = human_bytes(self.bytes_before)
             return (f"slim {self.source} ({self.source_format}, {size}): nothing to save "
@@ -78,11 +80,11 @@ class SlimReport:
             shown = ", ".join(self.dropped[:8]) + (f" and {len(self.dropped) - 8} more"
                                                   if len(self.dropped) > 8 else "")
             drop = f"; dropped {len(self.dropped)}: {shown}"
+        tied = (f", {self.storages_tied} storages with equal bytes tied to another (--tie-equal: they now "
+                "share one storage)" if self.tie_equal else "")
         return (f"slim {self.source} ({self.source_format}, {human_bytes(self.bytes_before)}): {verb} "
                 f"{self.output} ({self.output_format}, {human_bytes(self.bytes_after or 0)}){share}, "
-                f"level {self.level}; "
-                f"{self.storages_trimmed} storages trimmed, {self.storages_merged} identical storages merged"
-                f"{drop}")
+                f"level {self.level}; {self.storages_trimmed} storages trimmed{tied}{drop}")
 
     def json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -132,20 +134,21 @@ def trim_storages(obj: Any) -> int:
     return trimmed
 
 
-def merge_identical(obj: Any) -> int:
-    """Make storages of the same dtype, device and bytes one storage (spec/slim.md#slim-merge);
-    the number of storages merged into another.  Only what tells storages apart is read
-    (:func:`torchfmt.tools.sizes.identical_groups`)."""
+def tie_equal_storages(obj: Any) -> int:
+    """Make storages of the same dtype, device and bytes one storage (``--tie-equal``,
+    spec/slim.md#slim-tie-equal); the number of storages tied to another.  This changes what the file
+    means (a write through one tensor then shows in the other), so only an explicit option asks for it.
+    Only what tells storages apart is read (:func:`torchfmt.tools.sizes.identical_groups`)."""
     users, storages, bare = storage_users(obj)
     ids = [sid for sid in users if sid not in bare and storages[sid].numel]
-    merged = 0
+    tied = 0
     for group in identical_groups([storages[sid] for sid in ids]):
         keep = storages[ids[group[0]]]
         for i in group[1:]:
             for t in users[ids[i]]:
                 t.storage = keep
-            merged += 1
-    return merged
+            tied += 1
+    return tied
 
 
 def _dropped_key(key: Any, value: Any, level: str, groups: Iterable[str]) -> bool:
@@ -285,10 +288,11 @@ OUTPUT_FORMAT = {"pt-zip": "pt-zip", "pt-legacy": "pt-legacy", "pt-tar": "pt-zip
 
 
 def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (), *,
-         dry_run: bool = False, force: bool = False, merge: bool = True,
+         dry_run: bool = False, force: bool = False, tie_equal: bool = False,
          hints: Hints | None = None) -> SlimReport:
     """Slim the file ``source`` into ``output`` (see the module docstring); ``dry_run`` writes nothing,
-    ``merge`` False keeps identical storages apart; ``hints`` are the ``.t7`` reading hints."""
+    ``tie_equal`` makes storages with equal bytes one (``--tie-equal``); ``hints`` are the ``.t7``
+    reading hints."""
     if level not in LEVELS:
         raise ConvertError("slim-level", f"--level {quote(level)} is not one of {', '.join(LEVELS)}")
     check_output(source, output, force, "slim", dry_run=dry_run)
@@ -300,18 +304,18 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
         raise ConvertError("multi-object", f"the stream holds {len(doc.objects)} objects; slim writes one")
     obj = doc.objects[0]
     out_format = OUTPUT_FORMAT[doc.format]
-    report = SlimReport(source, output, doc.format, out_format, level, dry_run,
+    report = SlimReport(source, output, doc.format, out_format, level, dry_run, tie_equal=tie_equal,
                         bytes_before=os.path.getsize(source), storage_bytes_before=storage_bytes(doc))
     drop = list(drop)
     if doc.format.startswith("t7"):
         report.dropped = empty_t7(obj, level, drop)
     else:
         report.dropped = drop_pt(obj, level, drop)
-    report.storages_merged = merge_identical(obj) if merge else 0
+    report.storages_tied = tie_equal_storages(obj) if tie_equal else 0
     report.storages_trimmed = trim_storages(obj)
     report.storage_bytes_after = storage_bytes(Document(out_format, [obj]))
     fmt, mode = ("t7", out_format[3:]) if out_format.startswith("t7") else (out_format, "binary")
-    if not force and not (report.dropped or report.storages_merged or report.storages_trimmed):
+    if not force and not (report.dropped or report.storages_tied or report.storages_trimmed):
         report.written = report.would_write = False  # nothing to save: not even a rewrite
         report.bytes_after = None
         return report

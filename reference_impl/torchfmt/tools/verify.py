@@ -61,24 +61,29 @@ def read_back(path: str, meant: Any, target: str) -> None:
     Compare(target.startswith("t7")).same(meant, doc.objects[0], ())
 
 
-def read_back_safetensors(path: str, tensors: dict[str, Tensor]) -> None:
+def read_back_safetensors(path: str, tensors: dict[str, Tensor], metadata: dict[str, str]) -> None:
     """Raise :class:`Lost` unless the safetensors file at ``path`` holds exactly ``tensors`` (name ->
-    tensor), read by the format's own layout (no package needed; the tests read the same files with the
-    safetensors library): the header's names, dtypes, shapes and data offsets, then each tensor's bytes,
-    read one tensor at a time (its ends only beyond :data:`FULL_BYTES`) so that memory stays small."""
+    tensor) and ``metadata``, read as strictly as the format's own readers: by the safetensors library
+    itself when it is installed (its header parser, names, dtypes, shapes and ``__metadata__``), and in
+    any case by the format's layout (a strict JSON header: no lone surrogate), then each tensor's bytes,
+    read one tensor at a time (its ends only beyond :data:`FULL_BYTES`) so that memory stays small
+    (spec/t7.md#t7-convert-nothing-lost)."""
     import json
     import os
 
     from ..writer.safetensors import SAFETENSORS_DTYPES
 
+    _library_reads(path, tensors, metadata)
     fd = os.open(path, os.O_RDONLY)
     try:
         n = int.from_bytes(os.pread(fd, 8, 0), "little")
         try:
-            header = json.loads(os.pread(fd, n, 8))
-        except ValueError:
-            raise Lost((), "the written file's header is no JSON") from None
-        header.pop("__metadata__", None)
+            raw = os.pread(fd, n, 8)
+            header = json.loads(raw.decode("utf-8"), object_pairs_hook=_strict_object)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise Lost((), f"the written file's header is no strict JSON ({quote(str(e), 80)})") from None
+        if header.pop("__metadata__", None) != (metadata or None):
+            raise Lost(("__metadata__",), "the header's metadata differs from what was meant")
         if sorted(header) != sorted(tensors):
             missing = sorted(set(tensors) - set(header))[:3]
             raise Lost((), f"the written file names {len(header)} tensors, not {len(tensors)} (missing "
@@ -108,6 +113,49 @@ def read_back_safetensors(path: str, tensors: dict[str, Tensor]) -> None:
                 t.storage.release()
     finally:
         os.close(fd)
+
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as RFC 8259's strict readers take it: no key twice, no lone surrogate in a key or
+    a string value (Python's ``json`` takes both)."""
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        for text in (k, v) if isinstance(v, str) else (k,):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError(f"a lone surrogate in {ascii(text)[:40]}") from None
+        if k in out:
+            raise ValueError(f"the key {ascii(k)[:40]} twice")
+        out[k] = v
+    return out
+
+
+def _library_reads(path: str, tensors: dict[str, Tensor], metadata: dict[str, str]) -> None:
+    """The safetensors library's own reading of the header (names, dtypes, shapes, ``__metadata__``),
+    when it is installed (an optional dependency: without it the strict reading above stands)."""
+    try:
+        from safetensors import SafetensorError, safe_open
+    except ImportError:
+        return
+    from ..writer.safetensors import SAFETENSORS_DTYPES
+
+    try:
+        with safe_open(path, framework="numpy") as f:
+            names, meta = set(f.keys()), f.metadata()
+            if names != set(tensors):
+                raise Lost((), f"the safetensors library reads {len(names)} tensors, not {len(tensors)}")
+            if (meta or {}) != metadata:
+                raise Lost(("__metadata__",), "the safetensors library reads other metadata than meant")
+            for name, t in tensors.items():
+                piece = f.get_slice(name)
+                got = (piece.get_dtype(), list(piece.get_shape()))
+                want = (SAFETENSORS_DTYPES.get(t.dtype.name), list(torch_view(t).shape))
+                if got != want:
+                    raise Lost((name,), f"the safetensors library reads {got[0]}{got[1]}, not "
+                                        f"{want[0]}{want[1]}")
+    except SafetensorError as e:
+        raise Lost((), f"the safetensors library refuses the written file ({quote(str(e), 120)})") from None
 
 
 def _same_values(a: np.ndarray, b: np.ndarray, keys: tuple[Any, ...]) -> None:

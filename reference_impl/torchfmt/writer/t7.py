@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import quote
-from ..limits import T7_NDIM
+from ..limits import T7_DEPTH, T7_NDIM, T7_OBJECTS
 from ..model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 from ..recursion import recursion_limit
 from ..t7 import classes
@@ -122,6 +122,69 @@ class _Ascii:
             self._line(" ".join(str(int(x)) for x in arr))
 
 
+def _parts(obj: Any) -> list[Any]:
+    """The values the writer writes inside ``obj``, in order (keys and values of a table)."""
+    if isinstance(obj, LuaTable):
+        return [x for kv in obj.items for x in kv]
+    if isinstance(obj, dict):
+        return [x for kv in obj.items() for x in kv]
+    if isinstance(obj, (list, tuple)):
+        return [x for i, v in enumerate(obj) for x in (float(i + 1), v)]
+    if isinstance(obj, TorchObject):
+        v = obj.value
+        if isinstance(v, LuaTable) and classes.lookup(obj.class_name).kind == classes.TDS_HASH:
+            return [x for kv in v.items for x in kv]
+        if isinstance(v, dict) and classes.lookup(obj.class_name).kind == classes.TDS_HASH:
+            return [x for kv in v.items() for x in kv]
+        if classes.lookup(obj.class_name).kind == classes.TDS_VEC:
+            return list(v)
+        return [v]
+    if isinstance(obj, LuaFunction):
+        return [LuaTable([(float(i + 1), u) for i, u in enumerate(obj.upvalues)])]
+    return []
+
+
+def check_limits(obj: Any, written: int = 0) -> None:
+    """Refuse, before a byte is written, a value whose ``.t7`` stream a reader refuses
+    (spec/t7.md#t7-convert-limits): more objects than :data:`~torchfmt.limits.T7_OBJECTS` (every type
+    code the stream holds: nils, numbers, back-references; a tensor and its storage two), composite
+    objects nested deeper than :data:`~torchfmt.limits.T7_DEPTH` (a tensor is one more level), a tensor
+    of more than :data:`~torchfmt.limits.T7_NDIM` dimensions.  ``written``: objects already indexed.
+    The walk is the writer's own order (each object once, then as a back-reference), without
+    recursion."""
+    count = written
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(obj, 0)]
+    while stack:
+        v, depth = stack.pop()
+        count += 1
+        if count > T7_OBJECTS.value:
+            raise T7Error(f"the output would hold more than {T7_OBJECTS.value:,} objects, more than a .t7 "
+                          f"reader reads (T7_OBJECTS, spec/t7.md#t7-limits)")
+        if isinstance(v, np.ndarray):
+            v = from_numpy(v) if v.ndim <= T7_NDIM.value else v
+        if isinstance(v, (Tensor, Storage)):
+            if isinstance(v, Tensor) and len(v.shape) > T7_NDIM.value:
+                raise T7Error(f"a tensor of {len(v.shape)} dimensions: Lua Torch has at most {T7_NDIM.value}")
+            if depth + 1 > T7_DEPTH.value:
+                raise T7Error(f"values nest deeper than {T7_DEPTH.value} tables and objects, more than a .t7 "
+                              "reader opens (T7_DEPTH, spec/t7.md#t7-limits)")
+            if id(v) not in seen:
+                seen.add(id(v))
+                if isinstance(v, Tensor):  # its storage follows it: a storage, a reference or a nil
+                    count += 1
+                    if v.storage is not None:
+                        seen.add(id(v.storage))
+            continue
+        if not isinstance(v, (LuaTable, dict, list, tuple, TorchObject, LuaFunction)) or id(v) in seen:
+            continue
+        seen.add(id(v))
+        if depth + 1 > T7_DEPTH.value:
+            raise T7Error(f"values nest deeper than {T7_DEPTH.value} tables and objects, more than a .t7 "
+                          "reader opens (T7_DEPTH, spec/t7.md#t7-limits)")
+        stack.extend((x, depth + 1) for x in reversed(_parts(v)))
+
+
 class T7Writer:
     """Writes objects to one stream; the reference indexes span the stream."""
 
@@ -131,6 +194,7 @@ class T7Writer:
         self.arrays: dict[int, tuple[Tensor, np.ndarray]] = {}
 
     def write(self, obj: Any) -> None:
+        check_limits(obj, len(self.index))
         with recursion_limit(20_000):
             self._object(obj)
 
