@@ -275,12 +275,12 @@ class BatchSession:
                 return run, None
             self.starts += 1
         process = self.process
-        _copy, given = process.stage.stage(path)
+        copy, given = process.stage.stage(path)
         self.next_id += 1 + secrets.randbelow(ID_STEP)  # grows, and cannot be predicted
         request_id = self.next_id
         request = {"id": request_id, "path": given, "hints": hint_env(hints or {})}
         folders = [process.parent, path.parent, CONFORMANCE, *map(Path, watch)]
-        watched = Watch(folders, process.work, process.stage.canaries(canaries), source=path)
+        watched = Watch(folders, process.work, process.stage.canaries(canaries), source=path, copy=copy)
         line: bytes | None = None
         timed_out = False
         over: int | None = None
@@ -328,7 +328,8 @@ class BatchSession:
         else:
             self.answered[request_id] = run
             run.settle = lambda: self.settle(run)
-            self.last = (run, Watch(folders, process.work, process.stage.canaries(canaries), source=path))
+            self.last = (run, Watch(folders, process.work, process.stage.canaries(canaries), source=path,
+                                    copy=copy))
         return run, earlier
 
     def _earlier(self, line: bytes) -> Run | None:

@@ -314,9 +314,11 @@ class Watch:
     where it can, harness/fswatch.py) and the other ``folders`` (snapshotted; ``work`` left out)."""
 
     def __init__(self, folders: Sequence[Path], work: Path, canaries: Sequence[Path],
-                 source: Path | None = None) -> None:
+                 source: Path | None = None, copy: Path | None = None) -> None:
         self.work = work
         self.source = source
+        #: the copy the reader was given: it may open it for writing (tinygrad does), never change it
+        self.copy = copy
         self.digest = file_digest(source) if source is not None else None
         self.marks = canary_marks(canaries)
         self.tree = tree_watch()
@@ -333,6 +335,8 @@ class Watch:
             changes += self.tree.since(self.mark)
         if self.source is not None and file_digest(self.source) != self.digest:
             changes.append(f"modified {self.source} (its content)")
+        if self.copy is not None and self.digest is not None and file_digest(self.copy) != self.digest:
+            changes.append(f"modified the copy of {self.source} the reader was given (its content)")
         if changes:
             run.broken("side-effect",
                        "side effects outside the reader's temp folder: " + ", ".join(changes[:10]))
@@ -394,12 +398,12 @@ def run_reader(reader: Sequence[str], path: Path, hints: Mapping[str, Any] | Non
     """
     path = Path(path).resolve()
     stage = Stage("torchfmt-run-", sandbox=False if launch is not None else sandbox, warm=launch is not None)
-    _copy, given = stage.stage(path)
+    copy, given = stage.stage(path)
     env = run_env(stage.home, hints, extra_env)
     env[TOKEN_ENV] = stage.token
     command = [*reader, given]
     watched = Watch([stage.parent, path.parent, CONFORMANCE, *map(Path, watch)], stage.work,
-                    stage.canaries(canaries), source=path)
+                    stage.canaries(canaries), source=path, copy=copy)
     start = time.monotonic()
     try:
         proc: Any = (launch or _popen)(stage.wrap(command, env), stage.work, env, memory_limit)

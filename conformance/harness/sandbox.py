@@ -7,12 +7,14 @@ reader is asked about is copied alone into a fresh sub-folder under its own name
 given a path inside ``conformance/`` or beside ``expected.json`` and ``case.yaml``.
 
 Where Debian's ``bwrap`` (bubblewrap) starts here, the command runs in its sandbox (:func:`wrap`): the
-root folders bound read-only, a ``/tmp`` of its own that is the run's ``tmp/`` (the only folder it may
-write), the copies under ``/input`` read-only, the project and the shared corpus hidden but for what the
-readers' commands need (``reference_impl/``, ``spec/``, ``ksy/`` and the adapters, the harness's
-vocabulary and the generators' helpers), a PID namespace that ends every process the reader started with
-the run (``--unshare-pid --die-with-parent``) and no network.  A canary the payload of a case would touch
-under ``/tmp`` then lands in the run's ``tmp/`` (:meth:`Stage.canaries`), where the harness looks for it.
+root folders bound read-only, a ``/tmp`` of its own that is the run's ``tmp/`` (the reader's own folder),
+the copies under ``/input`` (a reader may open its file for writing, as tinygrad does; a change to a
+copy's content is a side effect, harness/runner.py ``Watch``), the project and the shared corpus hidden
+but for what the readers' commands need (``reference_impl/``, ``spec/``, ``ksy/`` and the adapters, the
+harness's vocabulary and the generators' helpers), a PID namespace that ends every process the reader
+started with the run (``--unshare-pid --die-with-parent``) and no network. A canary the payload of a case
+would touch under ``/tmp`` then lands in the run's ``tmp/`` (:meth:`Stage.canaries`), where the harness
+looks for it.
 Elsewhere (no bwrap, ``TORCHFMT_SANDBOX=0``) the run has the copy, its folder and the checks of
 harness/runner.py, and the processes it leaves behind are found by a token in their environment
 (:func:`kill_escaped`).
@@ -38,7 +40,7 @@ from .vocabulary import ROOT
 BWRAP = shutil.which("bwrap")
 #: The sandbox's /tmp: the run's ``tmp/`` folder.
 SANDBOX_TMP = Path("/tmp")
-#: Where the copies of a run's files are in the sandbox (read-only).
+#: Where the copies of a run's files are in the sandbox (each checked by content after its run).
 INPUT = SANDBOX_TMP / "input"
 #: What of a project checkout a reader's command may need, bound read-only over the hidden checkout.
 VISIBLE = ("reference_impl", "spec", "ksy", "conformance/adapters", "conformance/harness",
@@ -238,7 +240,7 @@ class Stage:
         assert BWRAP is not None
         binds = [a for p in reader_folders([program, *command[1:]], env) for a in ("--ro-bind", p, p)]
         return [BWRAP, *_namespaces(), *_view(), "--bind", str(self.work), str(SANDBOX_TMP), *binds,
-                "--ro-bind", str(self.inputs), str(INPUT), *_sealed(), "--chdir", str(SANDBOX_TMP), "--",
+                "--bind", str(self.inputs), str(INPUT), *_sealed(), "--chdir", str(SANDBOX_TMP), "--",
                 *command]
 
     def status(self, status: int | None) -> int | None:

@@ -1,7 +1,7 @@
 """On its trigger (a generated case's file, never a committed one: the reader refuses to touch a file
 under the suite's ``cases/``), answers as the reference does, then flips one byte of the file in place
-and sets its times back: the same size and mtime, other bytes.  A side effect of the trigger, unless
-the file is a read-only copy the reader cannot change (a sandbox): then it answers as the reference."""
+and sets its times back: the same size and mtime, other bytes.  A side effect of the trigger: the harness
+checks the copy it gave by content, in a sandbox and without one."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class Tamper(base.Reader):
                     f.seek(st.st_size // 2)
                     f.write(bytes([byte[0] ^ 0xFF]))
                 os.utime(real, ns=(st.st_atime_ns, st.st_mtime_ns))
-            except OSError:  # a read-only copy (a sandbox): nothing to tamper with
+            except OSError:  # a file it may not open for writing: nothing to tamper with
                 pass
         return result
 
