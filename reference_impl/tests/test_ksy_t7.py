@@ -194,7 +194,8 @@ def _ascii_files() -> list[Path]:
 
 def _tokens(array: Any) -> list[int]:
     """The integers of a token_array (a field whose `if` is false is absent from the parsed object)."""
-    return [int(x) for x in [*getattr(array, "leading", []), getattr(array, "last_token", None)] if x is not None]
+    tokens = [*getattr(array, "leading", []), getattr(array, "last_token", None)]
+    return [int(x) for x in tokens if x is not None]
 
 
 @pytest.mark.parametrize("path", _ascii_files(), ids=lambda p: p.name)

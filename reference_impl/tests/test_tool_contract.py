@@ -112,7 +112,7 @@ def test_an_empty_key_keeps_its_place_in_the_name(inputs: dict[str, Path], tmp_p
 @pytest.mark.parametrize(("name", "words"), [
     ("none-values", ["t7-value", "'n'", "None"]),
     ("nan-key", ["t7-value", "NaN"]),
-    ("dims-70", ["t7-value", "70 dimensions"]),
+    ("dims-1025", ["t7-value", "1025 dimensions"]),  # 65 to 1,024 are read as Lua reads them (T7_NDIM)
 ])
 def test_t7_refuses_what_lua_cannot_hold(inputs: dict[str, Path], tmp_path: Path, name: str,
                                          words: list[str]) -> None:
@@ -162,7 +162,8 @@ def test_a_write_that_does_not_read_back_replaces_nothing(tmp_path: Path) -> Non
 def _amplified(tmp_path: Path) -> dict[str, Path]:
     base = torch.zeros(1 << 18)  # 1 MB
     text = "x" * (1 << 20)
-    files = {"views-70-full": [base[:] for _ in range(70)],  # 18 M elements of a 262,144-element storage
+    # 300 MB of tensors over a 1 MB storage: past VIEW_FACTOR times the storages' bytes plus VIEW_BYTES
+    files = {"views-300-full": [base[:] for _ in range(300)],
              "text-300-refs": [text] * 300}  # 300 MB of JSON text from a 1 MB string
     out = {}
     for name, obj in files.items():

@@ -137,9 +137,10 @@ def _same(a: Any, b: Any, memo: set[tuple[int, int]]) -> bool:
 
 
 def _our_fingerprint(t: Any) -> tuple[str, tuple[int, ...], bytes]:
-    """:func:`_fingerprint` of our tensor; an empty one by dtype and shape alone, as there (numpy holds no
-    array of shape (0, 2^62), torch no strided one of (0, 2^62, 4))."""
-    if 0 in t.shape:
+    """:func:`_fingerprint` of our tensor; an empty one, and one of more than 64 dimensions, by dtype and
+    shape alone, as there (numpy holds no array of shape (0, 2^62) nor of 65 dimensions, torch no strided
+    one of (0, 2^62, 4))."""
+    if 0 in t.shape or len(t.shape) > 64:
         return str(t.dtype), tuple(t.shape), b""
     return _fingerprint(torch.from_numpy(np.array(t, copy=True)))
 

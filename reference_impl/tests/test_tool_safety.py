@@ -321,7 +321,7 @@ def test_inspect_reads_a_file_over_the_limits_once(tmp_path: Path, monkeypatch: 
     monkeypatch.setattr(insp, "read", counting)
     base = torch.zeros(1 << 18)
     over = tmp_path / "views.pt"
-    torch.save([base[:] for _ in range(70)], over)
+    torch.save([base[:] for _ in range(300)], over)  # past VIEW_FACTOR x 1 MB + VIEW_BYTES
     report, status = insp.inspect(str(over), strict_status=True)
     assert status == 1 and report["error"]["code"] == "limit-exceeded" and calls == [False]
     calls.clear()
@@ -334,7 +334,7 @@ def test_inspect_reads_a_file_over_the_limits_once(tmp_path: Path, monkeypatch: 
 def test_an_unread_files_line_is_printed_once(tmp_path: Path) -> None:
     base = torch.zeros(1 << 18)
     over = tmp_path / "views.pt"
-    torch.save([base[:] for _ in range(70)], over)
+    torch.save([base[:] for _ in range(300)], over)  # past VIEW_FACTOR x 1 MB + VIEW_BYTES
     status, err, text = run(["inspect", str(over)])
     assert status == 1 and len(err) == 1 and err[0].startswith("limit-exceeded: ")
     assert "limit-exceeded" not in text

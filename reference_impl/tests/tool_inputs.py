@@ -52,6 +52,7 @@ PT: dict[str, Callable[[], Any]] = {
     "none-values": lambda: {"n": None, "l": [1, None, 3], "w": _t(1)},
     "nan-key": lambda: {float("nan"): _t(1)},
     "dims-70": lambda: {"w": _t(1).reshape([1] * 70)},
+    "dims-1025": lambda: {"w": _t(1).reshape([1] * 1025)},
     "empty-dim-2p62": lambda: {"w": __import__("torch").empty(0, 1 << 62)},
     "deep-list-990": lambda: _deep(990),
     "torchscript": _torchscript,
