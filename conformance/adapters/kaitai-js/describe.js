@@ -8,7 +8,7 @@ const crypto = require('node:crypto');
 const { LIMITS } = require('./facts.js');
 const V = require('./values.js');
 
-const { NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH: MAX_DEPTH, VIEW_ELEMENTS: MAX_EXPANDED, VIEW_FACTOR } = LIMITS;
+const { NODE_BUDGET, TEXT_BUDGET, VALUE_DEPTH: MAX_DEPTH, VIEW_BYTES: MAX_EXPANDED, VIEW_FACTOR } = LIMITS;
 const EMPTY_SHA256 = crypto.createHash('sha256').digest('hex');
 
 function shareable(v) {
@@ -101,7 +101,8 @@ function applyBits(t, buf, at) {
 /** A strided tensor's logical elements in row-major order, as torch presents them, fed to `sink`. */
 function presentedBlocks(t, sink) {
   const numel = t.numel;
-  if (numel > BigInt(Math.max(Number(t.storage.numel), MAX_EXPANDED))) {
+  // the bytes a hash reads are bounded (spec/canonical.md#canonical-node-budget), not a view's elements
+  if (numel > BigInt(t.storage.numel) && numel * BigInt(t.dtype.itemsize) > BigInt(MAX_EXPANDED)) {
     throw new V.Reject('limit-exceeded', `a view of ${numel} elements over a storage of ${t.storage.numel}`);
   }
   const elems = storageBytes(t.storage);
@@ -211,13 +212,13 @@ class Describer {
 
   countView(t) {
     if (t.storage === null) return;
-    this.viewElements += t.numel;
+    this.viewElements += t.numel * BigInt(t.dtype.itemsize);  // bytes, as the budget counts them
     if (!this.countedStorages.has(t.storage)) {
       this.countedStorages.add(t.storage);
-      this.storageElements += BigInt(t.storage.numel);
+      this.storageElements += BigInt(t.storage.numel) * BigInt(t.storage.dtype.itemsize);
     }
     if (this.viewElements > BigInt(VIEW_FACTOR) * this.storageElements + BigInt(MAX_EXPANDED)) {
-      throw new V.Reject('limit-exceeded', `the tensors hold ${this.viewElements} elements, more than `
+      throw new V.Reject('limit-exceeded', `the tensors hold ${this.viewElements} bytes, more than `
         + `${VIEW_FACTOR} times their storages' ${this.storageElements} plus ${MAX_EXPANDED}`);
     }
   }

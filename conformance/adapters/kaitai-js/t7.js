@@ -27,6 +27,11 @@ const INT_RANGES = { uint8: [0n, 255n], int8: [-128n, 127n], int16: [-(1n << 15n
 // -- the objects still being read
 const reading = [];
 let wrapped = false;
+
+/** A token of an ascii token array as text: torch_t7_ascii.ksy keeps tokens as bytes, checked ASCII by the
+ * grammar (runtimes decode text differently). */
+function tokenText(t) { return typeof t === 'string' ? t : Buffer.from(t).toString('latin1'); }
+
 function wrapGrammars() {
   if (wrapped) return;
   wrapped = true;
@@ -171,7 +176,7 @@ class Builder {
   constructor(ascii, longSize, big, TC) { Object.assign(this, { ascii, longSize, big, TC, index: new Map(), longsRead: false, objects: 0 }); }
 
   int(x) { return x !== null && typeof x === 'object' ? BigInt(x.value) : BigInt(x); }
-  tokens(arr) { return [...(arr.leading || []), ...(arr.lastToken !== undefined ? [arr.lastToken] : [])]; }
+  tokens(arr) { return [...(arr.leading || []), ...(arr.lastToken !== undefined ? [arr.lastToken] : [])].map(tokenText); }
   ints(x) { return this.ascii ? this.tokens(x).map(intToken) : x.map((v) => BigInt(v.value)); }
 
   value(o) {
@@ -411,7 +416,7 @@ function frameError(obj, TC) {
   if (kind === 'Tensor' && obj.storageOffset !== undefined) {
     let longs;
     if (obj.sizes && obj.sizes.numItems !== undefined) {
-      longs = [...(obj.sizes.leading || []), obj.sizes.lastToken ?? '0', ...(obj.strides.leading || []), obj.strides.lastToken ?? '0'].map((t) => BigInt(t));
+      longs = [...(obj.sizes.leading || []), obj.sizes.lastToken ?? '0', ...(obj.strides.leading || []), obj.strides.lastToken ?? '0'].map((t) => BigInt(tokenText(t)));
     } else longs = [...obj.sizes, ...obj.strides].map((v) => BigInt(v.value));
     const offset = BigInt(obj.storageOffset.value);
     if (longs.some((v) => v < 0n)) return new V.Reject('bad-length', 'a tensor with negative sizes or strides');

@@ -122,11 +122,17 @@ function readTar(buf) {
     if (overrides.has('size') && Number(overrides.get('size')) !== m.header.lenBody) {
       throw new V.Decline('a PAX size record that overrides the ustar size (pytorch_tar.ksy sizes members by the ustar header)');
     }
-    if (overrides.has('path') && overrides.get('path') !== m.header.name) {
+    let name;  // pytorch_tar.ksy keeps the name as bytes (runtimes decode UTF-8 differently)
+    try {
+      name = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(m.header.nameBytes));
+    } catch (e) {
+      throw new V.Reject('bad-container', 'tar archive: a header field that is not UTF-8');
+    }
+    if (overrides.has('path') && overrides.get('path') !== name) {
       throw new V.Decline('a PAX path record that renames a member (pytorch_tar.ksy names members by the ustar header)');
     }
-    if (members.has(m.header.name)) throw new V.Reject('bad-container', `tar member ${JSON.stringify(m.header.name)} twice`);
-    members.set(m.header.name, m.body);
+    if (members.has(name)) throw new V.Reject('bad-container', `tar member ${JSON.stringify(name)} twice`);
+    members.set(name, m.body);
   }
   for (const name of ['sys_info', 'pickle', 'tensors', 'storages']) {
     if (!members.has(name)) throw new V.Reject('bad-container', `the archive has no ${JSON.stringify(name)} member`);
