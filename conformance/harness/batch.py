@@ -393,7 +393,12 @@ class BatchSession:
             return
         try:
             if self.last is not None and self.last[0] is run:
+                gap = self.last[1]
                 self._between()
+                if self.last is None and self.process is not None and run.outcome != "broken":
+                    # what the process does from now until the next request or its end (a canary touched
+                    # at standard input's end) is still this answer's, and fails the session
+                    self.last = (run, gap.again())
         finally:
             self.lock.release()
 

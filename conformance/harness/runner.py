@@ -315,6 +315,7 @@ class Watch:
 
     def __init__(self, folders: Sequence[Path], work: Path, canaries: Sequence[Path],
                  source: Path | None = None, copy: Path | None = None) -> None:
+        self._args = (folders, work, canaries, source, copy)
         self.work = work
         self.source = source
         #: the copy the reader was given: it may open it for writing (tinygrad does), never change it
@@ -327,6 +328,10 @@ class Watch:
             self.folders = [p for p in self.folders if not p.is_relative_to(CONFORMANCE)]
             self.mark = self.tree.mark()
         self.before = snapshot(self.folders, skip=work)
+
+    def again(self) -> Watch:
+        """A watch of the same things, marked now (what a batch process does after a checked gap)."""
+        return Watch(*self._args)
 
     def check(self, run: Run) -> None:
         """Add the run's side effects and touched canaries to its problems (a canary outranks the rest)."""

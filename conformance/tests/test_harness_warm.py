@@ -5,7 +5,6 @@ kernel watch of a tree (harness/fswatch.py) sees every change a snapshot sees.""
 from __future__ import annotations
 
 import os
-import struct
 import subprocess
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from harness import warm
-from harness.cases import committed_cases
+from harness.cases import CASES_DIR, committed_cases
 from harness.fswatch import TreeWatch
 from harness.readers import resolve
 from harness.runner import Run, run_reader
@@ -85,14 +84,12 @@ def test_a_warm_run_keeps_the_limits(server, tmp_path: Path) -> None:
     assert again.outcome == "accepted", again.summary()  # the server survives a child's failure
 
 
-def test_a_warm_run_that_hangs_is_killed(server, tmp_path: Path) -> None:
-    # a file the reader works on for seconds (a .t7 table of 240,000 number/string pairs), with half a
-    # second to do it: a FIFO no longer hangs the reference, which refuses a non-regular file at once
-    # (spec/canonical.md#canonical-reader-input)
-    n = 240_000
-    slow = tmp_path / "hang.t7"
-    slow.write_bytes(struct.pack("<iii", 3, 1, n) + b"".join(
-        struct.pack("<id", 1, float(i + 1)) + struct.pack("<ii", 2, 1) + b"x" for i in range(n)))
+def test_a_warm_run_that_hangs_is_killed(server) -> None:
+    # a file the reader works on for seconds (the call-work case at its limit: 2^23 call items), with half
+    # a second to do it: a FIFO no longer hangs the reference, which refuses a non-regular file at once
+    # (spec/canonical.md#canonical-reader-input), and a .t7 stream of more objects than the reader
+    # counts is refused at once too
+    slow = CASES_DIR / "pt-zip" / "adv-bounds-call-work-at-limit" / "data.pt"
     run = run_reader(REFERENCE, slow, launch=server.start, time_limit=0.5)
     assert run.breakage == "timeout", run.summary()
 
