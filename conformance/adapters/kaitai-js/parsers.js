@@ -20,6 +20,11 @@ function fromKaitai(e, grammar, what, validation = null) {
   const K = KaitaiStream;
   if (e instanceof V.Reject || e instanceof V.Decline) return e;
   const text = `${what}: ${e && e.message}`;
+  // a byte count checked against the rest of the file before it is read (the grammars' zero-size *_fits
+  // fields; the JS runtime names no src_path, so the empty value tells them): truncated, as in Python
+  if (e instanceof K.ValidationExprError && e.actual instanceof Uint8Array && e.actual.length === 0) {
+    return new V.Reject('truncated', text);
+  }
   if (e instanceof K.ValidationNotInEnumError && grammar === 'python_pickle') return new V.Reject('bad-opcode', text);
   if (e instanceof K.ValidationLessThanError && grammar === 'python_pickle') return new V.Reject('bad-length', text);
   if (e instanceof K.ValidationNotEqualError || e instanceof K.ValidationLessThanError

@@ -72,7 +72,9 @@ function t7Failure(e, what) {
   if (validation && kind === 'T7Object' && !(e instanceof K.ValidationNotEqualError)) code = 'bad-type-code';
   else if (validation && kind === 'Indexed') code = 'bad-reference';
   else if (validation && ['LuaString', 'AsciiString', 'TableBody', 'FunctionBody', 'Tensor', 'Storage', 'TdsHash', 'TdsVec'].includes(kind)
-    && !(e instanceof K.ValidationNotEqualError)) code = 'bad-length';
+    && !(e instanceof K.ValidationNotEqualError)
+    && !(e instanceof K.ValidationExprError && e.actual instanceof Uint8Array)) code = 'bad-length';
+  // (an expression over a text's bytes, its encoding, is bad-value: the default)
   return P.fromKaitai(e, 'torch_t7', what, code);
 }
 
