@@ -136,9 +136,20 @@ def _view() -> tuple[str, ...]:
 
 
 @cache
+def _visible_in_tmp() -> tuple[str, ...]:
+    """What :func:`_view` binds back of a checkout under ``/tmp``, bound again over the run's own ``/tmp``
+    (which hides the first binding): the readers' commands still find ``torchfmt`` and the adapters."""
+    needed = _suite_roots()[:1] + [r for r in _suite_roots() if r == _origin()]
+    return tuple(a for root in needed if root.is_relative_to(SANDBOX_TMP) for rel in VISIBLE
+                 if (root / rel).is_dir() for a in ("--ro-bind", str(root / rel), str(root / rel)))
+
+
+@cache
 def _sealed() -> tuple[str, ...]:
-    """bwrap's arguments that make the hidden folders' empty stand-ins read-only (last: see :func:`_view`)."""
-    return tuple(a for hidden in _hidden() for a in ("--remount-ro", str(hidden)))
+    """bwrap's arguments that make the hidden folders' empty stand-ins read-only (last: see :func:`_view`);
+    one under ``/tmp`` (a checkout in /tmp) is gone from the sandbox, whose ``/tmp`` is the run's own."""
+    return tuple(a for hidden in _hidden() if not hidden.is_relative_to(SANDBOX_TMP)
+                 for a in ("--remount-ro", str(hidden)))
 
 
 def _knows_cases(folder: Path) -> bool:
@@ -239,9 +250,9 @@ class Stage:
             raise FileNotFoundError(2, "No such file or directory", command[0])
         assert BWRAP is not None
         binds = [a for p in reader_folders([program, *command[1:]], env) for a in ("--ro-bind", p, p)]
-        return [BWRAP, *_namespaces(), *_view(), "--bind", str(self.work), str(SANDBOX_TMP), *binds,
-                "--bind", str(self.inputs), str(INPUT), *_sealed(), "--chdir", str(SANDBOX_TMP), "--",
-                *command]
+        return [BWRAP, *_namespaces(), *_view(), "--bind", str(self.work), str(SANDBOX_TMP),
+                *_visible_in_tmp(), *binds, "--bind", str(self.inputs), str(INPUT), *_sealed(),
+                "--chdir", str(SANDBOX_TMP), "--", *command]
 
     def status(self, status: int | None) -> int | None:
         """The reader's exit status: bwrap exits 128 + N for a command killed by signal N."""
