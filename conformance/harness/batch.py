@@ -341,7 +341,7 @@ class BatchSession:
         number = answer.get("id") if isinstance(answer, dict) else None
         return self.answered.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
 
-    def _between(self, ending: bool = False) -> None:
+    def _between(self, ending: bool = False, exited: bool = False) -> None:
         """Charge the last answer with what its process did since: output written before the next request
         (a second line, an early answer, a child's stray line), an exit before standard input ended, side
         effects and canaries; the process is then ended, and the next request gets a new one."""
@@ -359,7 +359,7 @@ class BatchSession:
             problems.append(("output", "the batch process wrote on standard output after this answer, before "
                                        "the next request" + (f": {line[:80]!r}" if line else "")))
         elif process.eof or process.proc.poll() is not None:
-            if not ending:
+            if not ending or exited:  # at the end: one that exited before its standard input ended
                 status = process.wait_exit()
                 problems.append(("output", f"the batch process exited (status {status}) after this answer, "
                                            "before its standard input ended"))
@@ -405,8 +405,9 @@ class BatchSession:
     def close(self) -> None:
         with self.lock:
             if self.process is not None:
+                exited = self.process.proc.poll() is not None  # before its standard input ended
                 self.process.stdin_end()
-                self._between(ending=True)
+                self._between(ending=True, exited=exited)
                 self.process.close()
                 self.process = None
 
