@@ -69,6 +69,26 @@ def file_bytes(case_id: str) -> bytes:
 READERS = Path("/tmp/redteam-readers")
 
 
+def kept_under_tmp(env: dict[str, str]) -> list[str]:
+    """bwrap's arguments that bind back, over the run's private ``/tmp``, what the suite run itself needs
+    from the real ``/tmp``: the interpreter's prefixes (CI's venv lives there), the checkout and the
+    folders its environment names (a clone under /tmp, its adapters' home); bound as they are."""
+    tmp = Path("/tmp")
+    wanted = [sys.prefix, sys.base_prefix, sys.exec_prefix, str(ROOT)]
+    for key in ("PYTHONPATH", "TORCHFMT_ADAPTERS_HOME", "TORCHFMT_CORPUS", "VIRTUAL_ENV"):
+        wanted += [p for p in env.get(key, "").split(os.pathsep) if p]
+    kept: list[Path] = []
+    for arg in wanted:
+        path = Path(arg)
+        if not path.is_absolute() or not path.exists():
+            continue
+        path = path.resolve()
+        if not path.is_relative_to(tmp) or path == tmp or any(path.is_relative_to(k) for k in kept):
+            continue
+        kept = [k for k in kept if not k.is_relative_to(path)] + [path]
+    return [a for k in kept for a in ("--bind", str(k), str(k))]
+
+
 def reader_command(run: dict[str, Any]) -> list[str]:
     args = [a.format(conformance=CONFORMANCE) for a in run.get("args", [])]
     on = [hashlib.sha256(file_bytes(TABLE["cases"][k])).hexdigest() for k in run.get("trigger", [])]
@@ -105,17 +125,18 @@ def suite_run(run: dict[str, Any], mode: str) -> SuiteRun:
         shutil.copytree(REDTEAM / "readers", private / READERS.name,
                         ignore=shutil.ignore_patterns("__pycache__"))
         reader = shlex.join(reader_command(run))
+        path = os.pathsep.join([str(ROOT / "reference_impl"), os.environ.get("PYTHONPATH", "")])
+        env = {**os.environ, **run.get("env", {}), "PYTHONPATH": path}
         cmd = ["nice", "-n", "10", BWRAP or "", "--dev-bind", "/", "/", "--bind", str(private), "/tmp",
-               "--die-with-parent", "--chdir", str(ROOT), sys.executable, "-m", "pytest", "-q",
-               "-p", "no:cacheprovider", *[node(c) for c in TABLE["cases"].values()],
+               *kept_under_tmp(env), "--die-with-parent", "--chdir", str(ROOT),
+               sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               *[node(c) for c in TABLE["cases"].values()],
                "--reader", reader, "--reader-jobs", "1", "--reader-timeout", str(READER_TIMEOUT),
                "--report-json", "/tmp/report.json", "--junitxml", "/tmp/junit.xml"]
         if mode == "batch":
             cmd += ["--reader-batch", "--reader-per-process", reader, "--batch-recheck", "0",
                     "--batch-seed", "1"]
         cmd += run.get("harness", [])
-        path = os.pathsep.join([str(ROOT / "reference_impl"), os.environ.get("PYTHONPATH", "")])
-        env = {**os.environ, **run.get("env", {}), "PYTHONPATH": path}
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=SUITE_TIMEOUT)
         canary = private / "torchfmt-conformance-canary"
         before = canary.stat().st_mtime_ns if canary.exists() else None
