@@ -20,6 +20,7 @@ import json
 import os
 import secrets
 import select
+import shlex
 import signal
 import subprocess
 import threading
@@ -57,6 +58,11 @@ MORE_THAN_ONE_LINE = "the batch process wrote more than one line for the request
 PENDING_WAIT = 0.5
 #: How long a process that closed its stdout has to exit before it is killed.
 EXIT_GRACE = 5.0
+#: How long a process has to exit once the suite ended its standard input (what it does until then, a
+#: canary touched at the end, is checked after it exited); one still running then fails the session.
+END_GRACE = 30.0
+#: What :meth:`BatchSession._request` is given: path, hints, watched folders, canaries, command.
+Request = tuple[Path, "Mapping[str, Any] | None", Sequence[Path], Sequence[Path], list[str]]
 
 
 class _Process:
@@ -177,16 +183,18 @@ class _Process:
             self.kill()
             return None
 
-    def stdin_end(self) -> None:
-        """Close stdin (the protocol's end) and give the process a moment to exit."""
+    def stdin_end(self, grace: float = EXIT_GRACE) -> bool:
+        """Close stdin (the protocol's end) and give the process ``grace`` seconds to exit; whether it
+        did."""
         try:
             self.proc.stdin.close()
         except OSError:
             pass
         try:
-            self.proc.wait(timeout=EXIT_GRACE)
+            self.proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
-            pass
+            return False
+        return True
 
     def close(self) -> None:
         """End the process: its stdin closed, a moment to exit, then its group ended anyway."""
@@ -215,9 +223,11 @@ class BatchSession:
         self.lock = threading.RLock()
         #: The last request's id; each one grows by a random step.
         self.next_id = secrets.randbelow(ID_STEP)
-        #: This process's answers by id, and its last answer with a watch set just after it.
+        #: This process's answers by id, what each request was, and its last answer with a watch set just
+        #: after it and its id.
         self.answered: dict[int, Run] = {}
-        self.last: tuple[Run, Watch] | None = None
+        self.asked: dict[int, Request] = {}
+        self.last: tuple[Run, Watch, int] | None = None
         #: Problems found after the verdict of their request was judged: the session fails (conftest.py).
         self.late: list[str] = []
         #: Processes started, and how many of them ended a broken request.
@@ -231,30 +241,41 @@ class BatchSession:
         What the process did since its last answer is checked first (:meth:`_between`) and charged to
         that answer; this request then goes to a new process.  A request that a process which answered
         others breaks (a line that is not its answer, an exit without an answer, side effects, a canary)
-        is asked again of a new process: when that one answers otherwise, the breakage was the earlier
-        answer's (a second answer, a child's stray line, a late side effect) and is charged to it, the
-        request keeping the new process's answer (spec/canonical.md#canonical-reader-batch)."""
+        is asked again of a new process: when that one answers otherwise, the breakage was an earlier
+        answer's (a second answer, a child's stray line, a late side effect) and is charged as
+        :meth:`_blame` says, the request keeping the new process's answer
+        (spec/canonical.md#canonical-reader-batch)."""
         path = Path(path).resolve()
         self.requests += 1
         command = [*self.command, f"<request {self.requests}: {path}>"]
         with self.lock:
             self._between()
-            previous = self.answered[max(self.answered)] if self.answered and self.process is not None \
-                and not self.process.eof else None
-            run, named = self._request(path, hints, watch, canaries, command)
-            earlier = named or (previous if suspect(run) else None)
-            if earlier is None:
+            prior = None
+            if self.answered and self.process is not None and not self.process.eof:
+                last = max(self.answered)
+                prior = self.answered[last], self.asked.get(last), last == min(self.answered)
+            request: Request = (path, hints, watch, canaries, command)
+            run, named = self._request(*request)
+            if named is None and (prior is None or not suspect(run)):
                 return run
             if self.process is not None:  # asked again of a new process
                 self.process.close()
                 self.process = None
-            retry, _ = self._request(path, hints, watch, canaries, command)
+            retry, _ = self._request(*request)
             if named is None and (retry.outcome, retry.breakage) == (run.outcome, run.breakage):
                 return run  # the file's own answer, in a new process too
-            self._charge(earlier, "output" if run.breakage in ("output", "crash") else run.breakage,
-                         ("a second answer to this request came with a later one" if named is not None else
-                          "the next request found: " + "; ".join(run.problems))
-                         + " (a new process answers that request otherwise)")
+            # answered otherwise, unless the new process does the same a moment later (a line late)
+            time.sleep(PENDING_WAIT)
+            self._settle(retry)
+            if retry.outcome == "broken":
+                return retry
+            kind = "output" if run.breakage in ("output", "crash") else run.breakage or "output"
+            if named is not None:
+                self._charge(named, kind, "a second answer to this request came with a later one (a new "
+                                          "process answers that request otherwise)")
+            elif prior is not None:
+                self._blame(*prior, [(kind, "the next request found: " + "; ".join(run.problems)
+                                      + " (a new process answers that request otherwise)")])
             return retry
 
     def _request(self, path: Path, hints: Mapping[str, Any] | None, watch: Sequence[Path],
@@ -265,7 +286,7 @@ class BatchSession:
         if self.process is None or self.process.eof or self.process.proc.poll() is not None:
             if self.process is not None:
                 self.process.close()
-            self.answered = {}
+            self.answered, self.asked = {}, {}
             try:
                 self.process = _Process(self.command, self.extra_env, self.memory_limit, self.sandbox)
             except OSError as e:
@@ -320,6 +341,9 @@ class BatchSession:
             if not end and process.pending():
                 run.broken("output", MORE_THAN_ONE_LINE)
                 end = True
+        # the gap's watch is marked before the request's is checked: a canary touched in between is seen
+        # by one of them
+        gap = Watch(folders, process.work, process.stage.canaries(canaries), source=path, copy=copy)
         watched.check(run)
         if end:
             process.kill()
@@ -327,9 +351,9 @@ class BatchSession:
             self.last = None
         else:
             self.answered[request_id] = run
+            self.asked[request_id] = (path, hints, watch, canaries, command)
             run.settle = lambda: self.settle(run)
-            self.last = (run, Watch(folders, process.work, process.stage.canaries(canaries), source=path,
-                                    copy=copy))
+            self.last = (run, gap, request_id)
         return run, earlier
 
     def _earlier(self, line: bytes) -> Run | None:
@@ -342,20 +366,36 @@ class BatchSession:
         return self.answered.get(number) if isinstance(number, int) and not isinstance(number, bool) else None
 
     def _between(self, ending: bool = False, exited: bool = False) -> None:
-        """Charge the last answer with what its process did since: output written before the next request
-        (a second line, an early answer, a child's stray line), an exit before standard input ended, side
-        effects and canaries; the process is then ended, and the next request gets a new one."""
+        """Charge the last answer with what its process did since (:meth:`_gap`), as :meth:`_blame` says;
+        the process is then ended, and the next request gets a new one."""
         if self.last is None or self.process is None:
             return
-        run, gap = self.last
-        process = self.process
+        run, gap, request_id = self.last
+        first = request_id == min(self.answered, default=request_id)
+        problems, named = self._gap(self.process, run, gap, ending, exited)
+        self.last = None
+        if problems:
+            self.process.kill()
+            self.restarts += 1
+            if named is not None:
+                for kind, problem in problems:
+                    self._charge(named, kind, problem)
+            else:
+                self._blame(run, None if ending else self.asked.get(request_id), first, problems)
+
+    def _gap(self, process: _Process, run: Run, gap: Watch, ending: bool = False,
+             exited: bool = False) -> tuple[list[tuple[str, str]], Run | None]:
+        """What ``process`` did since ``run``'s answer: output written before the next request (a second
+        line, an early answer, a child's stray line), an exit before standard input ended, side effects
+        and canaries, as (kind, problem) pairs; and the earlier answer a line written names by its id."""
         problems = []
+        named = None
         if process.pending():
             try:
                 line = process.answer(time.monotonic() + PENDING_WAIT)
             except (TimeoutError, OverflowError):
                 line = None
-            run = (self._earlier(line) if line else None) or run
+            named = self._earlier(line) if line else None
             problems.append(("output", "the batch process wrote on standard output after this answer, before "
                                        "the next request" + (f": {line[:80]!r}" if line else "")))
         elif process.eof or process.proc.poll() is not None:
@@ -370,12 +410,43 @@ class BatchSession:
         if probe.breakage:
             problems.append((probe.breakage, "after this answer, before the next request: "
                                              + "; ".join(probe.problems)))
-        self.last = None
-        if problems:
+        return problems, named
+
+    def _blame(self, run: Run, request: Request | None, first: bool,
+               problems: list[tuple[str, str]]) -> None:
+        """Charge ``problems``, seen after ``run``'s answer, to ``run`` where that is fair: its verdict was
+        given (the session fails either way), it was its process's first answer, or a new process asked
+        it alone does the same (:meth:`_alone`).  Otherwise an earlier answer of the process did it (a
+        child's stray line, a late second answer or side effect landing after a later answer), which one
+        is not known: the session fails as a whole and ``run`` keeps its answer."""
+        if run.judged or first or request is None or self._alone(request):
             for kind, problem in problems:
                 self._charge(run, kind, problem)
-            process.kill()
-            self.restarts += 1
+            return
+        self.late.append(f"{run.command[-1]}: " + "; ".join(p for _, p in problems)
+                         + " (a new process asked this request alone does not do it: an earlier request of "
+                           "the same process did)")
+
+    def _alone(self, request: Request) -> bool:
+        """Whether a new process asked only ``request`` breaks, by its answer or in the
+        :data:`PENDING_WAIT` seconds after it.  The session's process is checked and ended first (what the
+        trial does, where the canaries are shared, is not that process's), and so is the trial's: the
+        next request starts a new one."""
+        self._between()
+        if self.process is not None:
+            self.process.close()
+            self.process = None
+        try:
+            trial, _ = self._request(*request)
+            if trial.outcome == "broken" or self.last is None or self.process is None:
+                return True
+            time.sleep(PENDING_WAIT)
+            trial, gap, _ = self.last
+            return bool(self._gap(self.process, trial, gap)[0])
+        finally:
+            if self.process is not None:
+                self.process.close()
+            self.process, self.answered, self.asked, self.last = None, {}, {}, None
 
     def _charge(self, run: Run, kind: str, problem: str) -> None:
         """Fail an answer already given; one already judged fails the session as a whole (:attr:`late`)."""
@@ -392,36 +463,47 @@ class BatchSession:
         if not self.lock.acquire(blocking=False):  # a request in flight checked it as it started
             return
         try:
-            if self.last is not None and self.last[0] is run:
-                gap = self.last[1]
-                self._between()
-                if self.last is None and self.process is not None and run.outcome != "broken":
-                    # what the process does from now until the next request or its end (a canary touched
-                    # at standard input's end) is still this answer's, and fails the session
-                    self.last = (run, gap.again())
+            self._settle(run)
         finally:
             self.lock.release()
+
+    def _settle(self, run: Run) -> None:
+        if self.last is None or self.last[0] is not run:
+            return
+        _, gap, request_id = self.last
+        self._between()
+        if self.last is None and self.process is not None and run.outcome != "broken" \
+                and not self.process.eof and self.process.proc.poll() is None:
+            # what the process does from now until the next request or its end (a canary touched at
+            # standard input's end) is still this answer's, and fails the session
+            self.last = (run, gap.again(), request_id)
 
     def close(self) -> None:
         with self.lock:
             if self.process is not None:
+                if self.last is not None:  # one already on its way out exits on its own
+                    try:
+                        self.process.proc.wait(timeout=PENDING_WAIT)
+                    except subprocess.TimeoutExpired:
+                        pass
                 exited = self.process.proc.poll() is not None  # before its standard input ended
-                self.process.stdin_end()
+                ended = self.process.stdin_end(END_GRACE)
                 self._between(ending=True, exited=exited)
+                if not ended:
+                    self.late.append(f"the batch process {shlex.join(self.command)[:200]} was still running "
+                                     f"{END_GRACE:g} s after its standard input ended (it must exit then)")
                 self.process.close()
                 self.process = None
 
 
 def suspect(run: Run) -> bool:
     """Whether a broken request may have been broken by the process's earlier requests: a line that is
-    not its answer, an exit 0, 1 or 2 without an answer, side effects or a canary (a timeout or a death by
-    a signal is the request's own)."""
+    not its answer or one after it (a child's stray line, a late second answer), an exit 0, 1 or 2
+    without an answer, side effects or a canary (a timeout or a death by a signal is the request's own)."""
     if run.outcome != "broken":
         return False
     if run.breakage == "crash":
         return "before answering" in run.problems[0] and run.status in (0, 1, 2)
-    if run.problems[0] == MORE_THAN_ONE_LINE:  # came with the answer: the request's own
-        return False
     return run.breakage in ("output", "side-effect", "code-ran")
 
 

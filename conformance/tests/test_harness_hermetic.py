@@ -279,6 +279,42 @@ def test_what_a_process_does_after_an_answer_is_charged_to_that_answer(
     assert not session.late, session.late
 
 
+#: A batch reader that writes a stray line after the answer to its process's third request, whatever the
+#: file: no request alone causes it (as a child started by an earlier request whose line lands late).
+THIRD = textwrap.dedent('''
+    import json, sys
+    DESCRIPTION = %r
+    for n, line in enumerate(sys.stdin, 1):
+        request = json.loads(line)
+        sys.stdout.write(json.dumps({"id": request["id"], "status": 0, "description": DESCRIPTION}) + "\\n")
+        sys.stdout.write("stray\\n" if n == 3 else "")
+        sys.stdout.flush()
+''')
+
+
+@MODES
+@pytest.mark.parametrize("pause", [0.0, 0.5])
+def test_a_stray_line_no_request_causes_alone_fails_the_session_not_an_innocent_case(
+        tmp_path: Path, sandbox: bool, pause: float) -> None:
+    """The line after the third answer is no single request's: each, asked alone of a new process, is
+    answered cleanly, so every file keeps its answer and the session fails as a whole
+    (spec/canonical.md#canonical-reader-batch)."""
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    (folder / "reader.py").write_text(THIRD % (DESCRIPTION,))
+    files = [case(tmp_path, name) for name in "abcd"]
+    session = BatchSession([sys.executable, str(folder / "reader.py")], sandbox=sandbox, time_limit=20)
+    try:
+        runs = []
+        for path in files:
+            runs.append(session.run(path))
+            time.sleep(pause)
+    finally:
+        session.close()
+    assert all(r.outcome == "accepted" for r in runs), [r.summary() for r in runs]
+    assert session.late and "an earlier request of the same process did" in session.late[0], session.late
+
+
 @pytest.mark.skipif(not SANDBOX, reason="bubblewrap does not run here")
 def test_no_state_carries_from_one_run_to_the_next(tmp_path: Path) -> None:
     """A cache kept outside the run's folder (the real home's cache, /var/tmp, /dev/shm, the project)
