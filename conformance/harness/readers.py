@@ -24,7 +24,11 @@ under ``conformance/adapters/`` (spec/canonical.md#canonical-reader-cli):
   - ``setup``: an idempotent script that installs or builds the reader (outside the project tree, under
     ``$TORCHFMT_ADAPTERS_HOME``, default ``~/.cache/torchfmt/adapters``) and exits non-zero, saying why
     in one line, when it can't; every run of ``run.py`` gets ``TORCHFMT_ADAPTERS_HOME`` set (its ``HOME``
-    is a temporary folder), so ``run.py`` finds the reader there;
+    is a temporary folder), so ``run.py`` finds the reader there.  A reader that needs folders outside
+    its home (the torch wheel's ``lib/`` libtorch is linked against) lists them in
+    ``$TORCHFMT_ADAPTERS_HOME/<name>/needs``, one absolute path a line: they reach its runs as
+    :data:`NEEDS_ENV`, which the sandbox binds read-only (harness/sandbox.py: under ``/tmp`` they would be
+    hidden);
   - ``run.py``: the contract command, run with the suite's Python; ``run.py --probe`` prints the wrapped
     reader's version and exits 0 when it is installed, or prints why not and exits 1.
 
@@ -55,6 +59,23 @@ META_KEYS = {"reader", "language", "formats", "inert", "trusted_only", "unexpres
              "batch"}
 WARM_KEYS = {"preload", "python", "script"}
 PROBE_SECONDS = 120
+
+
+#: The folders outside its home a folder adapter's runs need (its ``needs`` file), ``os.pathsep``-joined.
+NEEDS_ENV = "TORCHFMT_READER_NEEDS"
+
+
+def adapter_env(name: str) -> dict[str, str]:
+    """The environment every run of folder adapter ``name`` gets: its home, and the folders it needs."""
+    env = {"TORCHFMT_ADAPTERS_HOME": str(adapters_home())}
+    try:
+        lines = (adapters_home() / name / "needs").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return env
+    needs = [line.strip() for line in lines if line.strip().startswith("/")]
+    if needs:
+        env[NEEDS_ENV] = os.pathsep.join(needs)
+    return env
 
 
 def adapters_home() -> Path:
@@ -183,7 +204,7 @@ def resolve(spec: str) -> Reader:
         return Reader(spec, command, False,
                       inert=bool(meta.get("inert")), trusted_only=bool(meta.get("trusted_only")),
                       unexpressed=frozenset(meta.get("unexpressed") or ()),
-                      env={"TORCHFMT_ADAPTERS_HOME": str(adapters_home())}, warm=warm,
+                      env=adapter_env(spec), warm=warm,
                       batch=None if batch is None else [*command, *batch])
     command = shlex.split(spec)
     if not command:

@@ -166,10 +166,11 @@ def reader_folders(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
     own; in a hidden checkout, nothing), bound read-only: each argument that names an existing file (its
     folder; a program in ``bin/``, its prefix) or folder, the harness's Python prefixes (a command is often
     ``sys.executable ...``) and the absolute paths the run's environment names (``PYTHONPATH``, the
-    adapters' home, the bytecode cache); never a case folder, the cases' tree or the results.  Anywhere
-    else the root is visible as it is."""
+    adapters' home, the bytecode cache, what an adapter needs: harness/readers.py ``NEEDS_ENV``); never
+    a case folder, the cases' tree or the results.  Anywhere else the root is visible as it is."""
     candidates = [*command, sys.prefix, sys.base_prefix, sys.exec_prefix]
-    for key in ("PYTHONPATH", "TORCHFMT_ADAPTERS_HOME", "PYTHONPYCACHEPREFIX", "PYTHONHOME"):
+    for key in ("PYTHONPATH", "TORCHFMT_ADAPTERS_HOME", "PYTHONPYCACHEPREFIX", "PYTHONHOME",
+                "TORCHFMT_READER_NEEDS"):
         candidates += [p for p in env.get(key, "").split(os.pathsep) if p]
     out: list[str] = []
     for arg in candidates:

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
-from harness import batch, runner
+from harness import batch, readers, runner
 from harness.batch import BatchSession
 from harness.runner import run_reader
 from harness.sandbox import bwrap_works
@@ -124,6 +126,39 @@ def test_the_sandbox_hides_the_suite_and_shows_the_readers_files(tmp_path: Path)
         assert not seen[cases] and not seen[results] and not seen[here], seen
         assert seen[adapter] and seen[package], seen
         assert not seen["write"] and not seen["net"], seen
+
+
+@pytest.mark.skipif(not SANDBOX, reason="bubblewrap does not run here")
+def test_the_folders_an_adapter_needs_are_shown_to_its_runs(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder under /tmp that an adapter's ``needs`` file names (libtorch's program is linked against a
+    wheel's lib/, which CI's venv keeps under /tmp) is visible to its runs, read-only; unnamed, it is not."""
+    lib = Path(tempfile.mkdtemp(prefix="torchfmt-needed-", dir="/tmp"))
+    try:
+        (lib / "libneeded.so").write_text("needed")
+        home = tmp_path / "home"
+        (home / "fake").mkdir(parents=True)
+        (home / "fake" / "needs").write_text(f"{lib}\nnot absolute\n")
+        monkeypatch.setenv("TORCHFMT_ADAPTERS_HOME", str(home))
+        env = readers.adapter_env("fake")
+        assert env[readers.NEEDS_ENV] == str(lib)
+        probe = f'''
+        def answer(path):
+            seen = os.path.exists({str(lib / "libneeded.so")!r})
+            try:
+                open({str(lib / "written")!r}, "w")
+                wrote = True
+            except OSError:
+                wrote = False
+            return 0, {{**{DESCRIPTION!r}, "_seen": [seen, wrote]}}, ""
+        '''
+        command = reader(tmp_path, probe)
+        shown = run_reader(command, case(tmp_path), sandbox=True, time_limit=20, extra_env=env)
+        hidden = run_reader(command, case(tmp_path, "b"), sandbox=True, time_limit=20)
+        assert shown.description["_seen"] == [True, False], shown.summary()
+        assert hidden.description["_seen"] == [False, False], hidden.summary()
+    finally:
+        shutil.rmtree(lib, ignore_errors=True)
 
 
 @MODES
