@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from torchfmt.dtypes import DTYPES, DType, resolve_bits
-from torchfmt.pt.rebuild import TENSOR_PROPERTIES
+from torchfmt.pickle.rebuild import TENSOR_PROPERTIES
 
 #: Bytes that include NaNs, zeros of both signs, the extremes of each width.
 RAW = bytes([0x00, 0x80, 0x7F, 0xFF, 0x01, 0xFE, 0x7C, 0xFC, 0x3C, 0xBC, 0x00, 0x00, 0x7E, 0xC0, 0x12, 0x34]

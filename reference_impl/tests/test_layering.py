@@ -96,6 +96,29 @@ def test_no_import_circles() -> None:
     assert cycles(import_graph(PACKAGE)) == []
 
 
+Graph = dict[str, dict[str, list[tuple[int, bool]]]]
+
+
+def folder_graph(graph: Graph) -> Graph:
+    """The import graph between folders: each sub-package (``torchfmt.pickle``, ``torchfmt.pt``, ...) is
+    one node, each module of the package's own folder (the face ``torchfmt`` among them) another."""
+    def node(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    out: dict[str, dict[str, list[tuple[int, bool]]]] = {node(m): {} for m in graph}
+    for m, targets in graph.items():
+        for t, where in targets.items():
+            if node(t) != node(m):
+                out[node(m)].setdefault(node(t), []).extend(where)
+    return out
+
+
+def test_no_import_circles_between_folders() -> None:
+    """pickle/ never imports pt/ (torch's rebuild rules live in the pickle layer, issue 29), the tools
+    never import the face that reaches one of them, and so on for every pair of folders."""
+    assert cycles(folder_graph(import_graph(PACKAGE))) == []
+
+
 def test_reader_never_imports_the_tools() -> None:
     graph = import_graph(PACKAGE)
     assert any(m.startswith(TOOLS + ".") for m in graph), "the tools layer exists"
@@ -125,8 +148,11 @@ def test_the_checks_see_what_they_look_for(tmp_path: Path) -> None:
     (pkg / "a.py").write_text("def f():\n    from .b import y\n")
     (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n"
                               "from .tools import flat\n")
+    (pkg / "tools" / "reading.py").write_text("from .. import a\n")
+    (pkg / "a.py").write_text("def f():\n    from .b import y\n    from .tools import flat\n")
     graph = import_graph(pkg)
     assert cycles(graph) == [["torchfmt.a", "torchfmt.b"]]
+    assert cycles(folder_graph(graph)) == [["torchfmt.a", "torchfmt.b", "torchfmt.tools"]]
     assert graph["torchfmt.b"]["torchfmt.tools.flat"] == [(4, True)]
     assert graph["torchfmt.a"]["torchfmt.b"] == [(2, False)]
 

@@ -10,7 +10,7 @@ import pytest
 from torchfmt.describe import describe_document
 from torchfmt.dtypes import DTYPES
 from torchfmt.model import Document, Storage, Tensor
-from torchfmt.pt.rebuild import resolved
+from torchfmt.pickle.rebuild import resolved
 
 NEGATABLE = [d for d in DTYPES if d.negation is not None and not d.quantized and d.numpy_type]
 

@@ -67,8 +67,8 @@ def dtype_arith_table() -> str:
 
 def tensor_properties_table() -> str:
     """The names a tensor's pickled state may not set (spec/tensors.md#tensors-python-state), from
-    :data:`torchfmt.pt.rebuild.TENSOR_PROPERTIES`."""
-    from torchfmt.pt.rebuild import TENSOR_PROPERTIES
+    :data:`torchfmt.pickle.rebuild.TENSOR_PROPERTIES`."""
+    from torchfmt.pickle.rebuild import TENSOR_PROPERTIES
 
     return markdown_table(("property",), [(_code(n),) for n in sorted(TENSOR_PROPERTIES)])
 

@@ -1,7 +1,7 @@
 """What a handler of an allowed callable receives besides its arguments (spec/pickle.md#pickle-globals).
 
 A module of its own so that the allowlist (:mod:`torchfmt.pickle.globals`) and the handlers it names
-(:mod:`torchfmt.pt.rebuild`) both use it without importing each other.
+(:mod:`torchfmt.pickle.rebuild`) both use it without importing each other.
 """
 
 from __future__ import annotations

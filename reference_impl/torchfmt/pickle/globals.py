@@ -21,7 +21,7 @@ from typing import Any
 from ..dtypes import BY_NAME, BY_STORAGE_CLASS, DTYPES, DType
 from ..errors import FormatError, quote
 from ..model import Global, KeyedObject, MetaTensor, OpaqueObject, SparseTensor, Storage, Tensor
-from ..pt import rebuild
+from . import rebuild
 from .call import Call, Handler
 
 #: Module renames applied before lookup: Python 2 names (pickle's fix_imports) and torch's own move of

@@ -24,11 +24,10 @@ from typing import Any
 from ..errors import FormatError, quote
 from ..limits import Limits
 from ..model import Global, OpaqueObject, Storage, Tensor
-from ..pt import rebuild
 from ..recursion import recursion_limit
 from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
-from . import tensor_entry
+from . import rebuild, tensor_entry
 from .call import Call
 from .globals import canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode

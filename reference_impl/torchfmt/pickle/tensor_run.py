@@ -19,7 +19,7 @@ A layout is used only while its ``GET`` keys fetch the values they fetched when 
 function and ``OrderedDict`` globals, the ``'storage'`` tag, a storage type, a location, all checked
 when that entry was taken), and no entry of a run may PUT one of them, so each entry needs only the
 checks that depend on what differs: its storage key, element count and view.  A view with the geometry
-of one :func:`~torchfmt.pt.rebuild.rebuild_tensor_v2` accepted before with the same layout, over a
+of one :func:`~torchfmt.pickle.rebuild.rebuild_tensor_v2` accepted before with the same layout, over a
 storage of the same type and size, is accepted again without running the checks (they depend on
 nothing else), and its :class:`~torchfmt.model.Tensor` is made as that function makes it.
 ``reference_impl/tests/test_tensor_entry.py`` checks that files read the same with runs and without.
@@ -34,7 +34,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..model import Storage, Tensor
-from ..pt.rebuild import rebuild_tensor_v2
+from .rebuild import rebuild_tensor_v2
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -21,9 +21,9 @@ from ..limits import TAR_PAX_BYTES
 from ..model import Document, Global, Storage, Tensor
 from ..pickle.globals import storage_dtype
 from ..pickle.machine import Machine
+from ..pickle.rebuild import check_view
 from .archive import decode_location
 from .legacy import check_sys_info
-from .rebuild import check_view
 
 BLOCK = 512
 MEMBERS = ("sys_info", "pickle", "tensors", "storages")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 
-from .. import open_document
 from ..describe import check_limits
 from ..model import Document
+from ..source import open_document
 from ..t7.encodings import Hints
 
 #: The recursion bound of a tool's walks (the command line runs each tool under it): the one ``dump``'s

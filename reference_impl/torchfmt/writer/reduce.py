@@ -30,7 +30,7 @@ from ..model import (
     Tensor,
     TorchObject,
 )
-from ..pt.rebuild import LAYOUTS
+from ..pickle.rebuild import LAYOUTS
 from .pickler import PicklingError, Reduce
 
 UNTYPED = Global("torch.storage", "UntypedStorage")

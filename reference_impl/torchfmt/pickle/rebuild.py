@@ -30,7 +30,7 @@ from ..model import (
 
 if TYPE_CHECKING:
 
-    from ..pickle.call import Call
+    from .call import Call
 
 #: Tensor metadata keys torch writes (``torch._utils.get_tensor_metadata``): the lazy view bits.
 METADATA_KEYS = ("conj", "neg")
