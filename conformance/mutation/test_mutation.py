@@ -8,6 +8,7 @@ import ast
 
 import pytest
 from harness.cases import committed_cases
+from torchfmt.limits import WALK_FRAMES
 from torchfmt.recursion import recursion_limit
 
 from mutation import coverage, driver, operators, page, store
@@ -106,7 +107,7 @@ def test_in_process_runs_equal_the_suites() -> None:
     try:
         for c in sample:
             mine, theirs = worker.run(c, 60.0), ws.harness_run(server, c, 60.0)
-            with recursion_limit(20_000):  # descriptions of the 1,024-level .t7 cases nest 3,000 deep
+            with recursion_limit(WALK_FRAMES):  # descriptions of the 1,024-level .t7 cases nest 3,000 deep
                 same = (mine.outcome, mine.code, mine.description) == \
                     (theirs.outcome, theirs.code, theirs.description)
             assert same, c.id

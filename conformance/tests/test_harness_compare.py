@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from harness.cases import committed_cases, corpus_cases
 from harness.compare import compare, parse_float
+from torchfmt.limits import WALK_FRAMES
 from torchfmt.recursion import recursion_limit
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-comparison")  # counted by spec/traceability.py
@@ -342,7 +343,7 @@ def _expectations() -> list[Any]:
 @pytest.fixture(autouse=True)
 def deep_recursion():
     """Deeply nested expectations (e.g. deep-nesting cases) need more than 1000 frames to copy."""
-    with recursion_limit(20_000):
+    with recursion_limit(WALK_FRAMES):
         yield
 
 

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 
 from . import describe
 from .errors import ERROR_CODES, FormatError, Unsupported, quote
+from .limits import WALK_FRAMES
 from .recursion import recursion_limit
 from .t7.encodings import Hints
 
@@ -291,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     # A description nests about three JSON containers per level of the file's nesting (bounded by
     # the readers' depth limits); the encoder recurses once per container.
     try:
-        with recursion_limit(20_000):
+        with recursion_limit(WALK_FRAMES):
             _write(desc, sys.stdout, args.indent)
             sys.stdout.flush()
     except BrokenPipeError:  # the reader of our output (``| head``) stopped early: not our error
@@ -339,7 +340,7 @@ def _batch(inert: bool) -> int:
             answers.write(f'{head}, "status": {status}, "error": {json.dumps(err.getvalue().strip())}}}\n')
         else:
             out = io.StringIO()
-            with recursion_limit(20_000):
+            with recursion_limit(WALK_FRAMES):
                 _write(desc, out, None)
             answers.write(f'{head}, "status": 0, "description": {out.getvalue().rstrip()}}}\n')
         answers.flush()

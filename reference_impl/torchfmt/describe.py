@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import limits
 from .errors import FormatError
+from .limits import WALK_FRAMES
 from .model import (
     Document,
     Global,
@@ -365,7 +366,7 @@ def describe_document(doc: Document) -> dict[str, Any]:
     for obj in doc.objects:
         d.count(obj)
     d.nodes = 0  # both walks visit the same nodes: the count pass has checked the budget
-    with recursion_limit(20_000):
+    with recursion_limit(WALK_FRAMES):
         objects = [d.emit(obj) for obj in doc.objects]
     out = {
         "description_version": DESCRIPTION_VERSION,

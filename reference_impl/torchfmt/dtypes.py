@@ -140,8 +140,18 @@ DTYPES: tuple[DType, ...] = (
 )
 
 BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
+
 BY_STORAGE_CLASS: dict[str, DType] = {d.storage_class: d for d in DTYPES if d.storage_class}
 BY_T7_CLASS: dict[str, DType] = {d.t7_class: d for d in DTYPES if d.t7_class}
+
+#: Our dtype names -> safetensors' dtype codes, for the dtypes both have.  A test writes one tensor of
+#: each and checks that ``safetensors.torch.load_file`` gives torch's dtype of the same name.
+SAFETENSORS_DTYPES: dict[str, str] = {
+    "float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "complex64": "C64",
+    "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8",
+    "uint64": "U64", "uint32": "U32", "uint16": "U16", "uint8": "U8", "bool": "BOOL",
+    "float8_e5m2": "F8_E5M2", "float8_e4m3fn": "F8_E4M3",
+}
 
 
 def by_name(name: str) -> DType:

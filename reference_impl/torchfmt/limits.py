@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The Python frames a walk of a value the limits allow may take (describing it, writing its JSON,
+#: pickling or serializing it back): raised for such a walk by :func:`torchfmt.recursion.recursion_limit`.
+#: Not a limit on files: the walks are bounded by the data's depth, which the limits below cap.
+WALK_FRAMES = 20_000
+
 
 @dataclass(frozen=True)
 class Limit:

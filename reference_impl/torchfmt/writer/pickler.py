@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..limits import WALK_FRAMES
 from ..model import Global
 from ..pickle.globals import MODULE_ALIASES
 from ..pickle.opcodes import OPCODES
@@ -69,7 +70,7 @@ class Pickler:
         self._open_tuples: set[int] = set()
 
     def dump(self, obj: Any) -> None:
-        with recursion_limit(20_000):
+        with recursion_limit(WALK_FRAMES):
             self.write(OP["PROTO"] + bytes([PROTOCOL]))
             self.save(obj)
             self.write(OP["STOP"])

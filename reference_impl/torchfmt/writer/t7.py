@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import quote
-from ..limits import T7_DEPTH, T7_NDIM, T7_OBJECTS
+from ..limits import T7_DEPTH, T7_NDIM, T7_OBJECTS, WALK_FRAMES
 from ..model import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 from ..recursion import recursion_limit
 from ..t7 import classes
@@ -195,7 +195,7 @@ class T7Writer:
 
     def write(self, obj: Any) -> None:
         check_limits(obj, len(self.index))
-        with recursion_limit(20_000):
+        with recursion_limit(WALK_FRAMES):
             self._object(obj)
 
     def _string(self, raw: bytes) -> None:

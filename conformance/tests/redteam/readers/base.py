@@ -18,6 +18,7 @@ import sys
 from typing import IO, Any
 
 from torchfmt import cli
+from torchfmt.limits import WALK_FRAMES
 from torchfmt.recursion import recursion_limit
 from torchfmt.t7.encodings import Hints
 
@@ -50,7 +51,7 @@ def reference(path: str, hints: dict[str, str]) -> tuple[int, str]:
         if desc is None:
             return status, err.getvalue().strip()
         out = io.StringIO()
-        with recursion_limit(20_000):
+        with recursion_limit(WALK_FRAMES):
             cli._write(desc, out, None)
         return 0, out.getvalue().strip()
     finally:
