@@ -261,6 +261,20 @@ def test_cli_dry_run_json_and_refusals(tmp_path: Path) -> None:
     assert torch.load(tmp_path / "in.pt", weights_only=True)["v"].untyped_storage().nbytes() == 200_000
 
 
+@pytest.mark.spec("slim.md#slim-variant", "t7.md#t7-convert-extension")
+def test_an_output_named_for_another_format_is_refused(tmp_path: Path) -> None:
+    """slim writes the input's variant: a .pt input slimmed into out.t7 or out.safetensors would be a
+    pt-zip file under another format's name; refused, naming the extensions it is written as."""
+    torch.save({"v": torch.randn(50_000)[:3]}, tmp_path / "in.pt")
+    for name in ("out.t7", "out.safetensors", "out.onnx"):
+        proc = _cli(str(tmp_path / "in.pt"), str(tmp_path / name))
+        assert proc.returncode == 2 and proc.stderr.startswith("unsupported: output-extension ("), proc.stderr
+        assert ".pt, .pth" in proc.stderr and len(proc.stderr.splitlines()) == 1
+        assert not (tmp_path / name).exists()
+    for name in ("out.pth", "out"):
+        assert _cli(str(tmp_path / "in.pt"), str(tmp_path / name)).returncode == 0, name
+
+
 @pytest.mark.spec("slim.md#slim-t7-levels")
 def test_lua_module_under_a_table_key_and_shared_grads(tmp_path: Path) -> None:
     from torchfmt.model import LuaTable

@@ -169,13 +169,20 @@ def target_of(path: str, to: str | None) -> str:
         raise ConvertError("target-format", f"--to {quote(to)} is not one of {', '.join(TARGETS)}")
     ext = os.path.splitext(os.path.basename(path))[1].lower()
     target = to if to is not None else _BY_EXTENSION.get(ext, "pt-zip")
+    check_extension(path, target, f"--to {target}" if to is not None else f"{target} (the default)")
+    return target
+
+
+def check_extension(path: str, target: str, said: str) -> None:
+    """Refuse an output name whose extension is not one of ``target``'s (:data:`EXTENSIONS`; ``t7-*``
+    variants are ``t7``), ``said`` naming why that target is written (spec/t7.md#t7-convert-extension)."""
+    ext = os.path.splitext(os.path.basename(path))[1].lower()
+    target = "t7" if target.startswith("t7") else target
     if ext and ext not in EXTENSIONS[target]:
         accepted = ", ".join(EXTENSIONS[target])
-        said = f"--to {target}" if to is not None else f"{target} (the default)"
         raise ConvertError("output-extension", f"the output {quote(os.path.basename(path), 80)} ends in "
                            f"{quote(ext, 20)}, which is no {target} file's extension: {said} is written "
                            f"as {accepted} (or a name without an extension)")
-    return target
 
 
 # -- Lua values -> Python ------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from ..t7.encodings import Hints
 from ..walk import values
 from ..writer import write
 from ..writer.atomic import atomic_file
-from .convert import ConvertError, check_output, checked
+from .convert import ConvertError, check_extension, check_output, checked
 from .progress import CountingFile, progress
 from .reading import read
 from .roles import GROUPS, LEVELS, is_module, kept, key_role, module_field_role, node_data, node_field_role
@@ -304,6 +304,7 @@ def slim(source: str, output: str, level: str = "heavy", drop: Iterable[str] = (
         raise ConvertError("multi-object", f"the stream holds {len(doc.objects)} objects; slim writes one")
     obj = doc.objects[0]
     out_format = OUTPUT_FORMAT[doc.format]
+    check_extension(output, out_format, f"slim writes the input's variant: {out_format}")
     report = SlimReport(source, output, doc.format, out_format, level, dry_run, tie_equal=tie_equal,
                         bytes_before=os.path.getsize(source), storage_bytes_before=storage_bytes(doc))
     drop = list(drop)
