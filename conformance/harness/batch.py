@@ -56,6 +56,10 @@ ID_STEP = 1 << 20
 MORE_THAN_ONE_LINE = "the batch process wrote more than one line for the request"
 #: How long the rest of a line written between requests is waited for.
 PENDING_WAIT = 0.5
+#: How long at most a request asked alone of a new process is watched after its answer: twice as long
+#: as the breakage it is tried for took to show (at least :data:`PENDING_WAIT`), so that a loaded
+#: machine does not clear an answer of its own late deed.
+TRIAL_WAIT = 5.0
 #: How long a process that closed its stdout has to exit before it is killed.
 EXIT_GRACE = 5.0
 #: How long a process has to exit once the suite ended its standard input (what it does until then, a
@@ -227,6 +231,8 @@ class BatchSession:
         #: after it and its id.
         self.answered: dict[int, Run] = {}
         self.asked: dict[int, Request] = {}
+        #: When each of this process's answers came (``time.monotonic()``).
+        self.at: dict[int, float] = {}
         self.last: tuple[Run, Watch, int] | None = None
         #: Problems found after the verdict of their request was judged: the session fails (conftest.py).
         self.late: list[str] = []
@@ -253,7 +259,8 @@ class BatchSession:
             prior = None
             if self.answered and self.process is not None and not self.process.eof:
                 last = max(self.answered)
-                prior = self.answered[last], self.asked.get(last), last == min(self.answered)
+                prior = (self.answered[last], self.asked.get(last), last == min(self.answered),
+                         self.at.get(last))
             request: Request = (path, hints, watch, canaries, command)
             run, named = self._request(*request)
             if named is None and (prior is None or not suspect(run)):
@@ -274,8 +281,10 @@ class BatchSession:
                 self._charge(named, kind, "a second answer to this request came with a later one (a new "
                                           "process answers that request otherwise)")
             elif prior is not None:
-                self._blame(*prior, [(kind, "the next request found: " + "; ".join(run.problems)
-                                      + " (a new process answers that request otherwise)")])
+                answer, asked, first, since = prior
+                self._blame(answer, asked, first, [(kind, "the next request found: " + "; ".join(run.problems)
+                                                    + " (a new process answers that request otherwise)")],
+                            since)
             return retry
 
     def _request(self, path: Path, hints: Mapping[str, Any] | None, watch: Sequence[Path],
@@ -286,7 +295,7 @@ class BatchSession:
         if self.process is None or self.process.eof or self.process.proc.poll() is not None:
             if self.process is not None:
                 self.process.close()
-            self.answered, self.asked = {}, {}
+            self.answered, self.asked, self.at = {}, {}, {}
             try:
                 self.process = _Process(self.command, self.extra_env, self.memory_limit, self.sandbox)
             except OSError as e:
@@ -352,6 +361,7 @@ class BatchSession:
         else:
             self.answered[request_id] = run
             self.asked[request_id] = (path, hints, watch, canaries, command)
+            self.at[request_id] = time.monotonic()
             run.settle = lambda: self.settle(run)
             self.last = (run, gap, request_id)
         return run, earlier
@@ -381,7 +391,8 @@ class BatchSession:
                 for kind, problem in problems:
                     self._charge(named, kind, problem)
             else:
-                self._blame(run, None if ending else self.asked.get(request_id), first, problems)
+                self._blame(run, None if ending else self.asked.get(request_id), first, problems,
+                            self.at.get(request_id))
 
     def _gap(self, process: _Process, run: Run, gap: Watch, ending: bool = False,
              exited: bool = False) -> tuple[list[tuple[str, str]], Run | None]:
@@ -412,14 +423,17 @@ class BatchSession:
                                              + "; ".join(probe.problems)))
         return problems, named
 
-    def _blame(self, run: Run, request: Request | None, first: bool,
-               problems: list[tuple[str, str]]) -> None:
+    def _blame(self, run: Run, request: Request | None, first: bool, problems: list[tuple[str, str]],
+               since: float | None = None) -> None:
         """Charge ``problems``, seen after ``run``'s answer, to ``run`` where that is fair: its verdict was
         given (the session fails either way), it was its process's first answer, or a new process asked
         it alone does the same (:meth:`_alone`).  Otherwise an earlier answer of the process did it (a
         child's stray line, a late second answer or side effect landing after a later answer), which one
-        is not known: the session fails as a whole and ``run`` keeps its answer."""
-        if run.judged or first or request is None or self._alone(request):
+        is not known: the session fails as a whole and ``run`` keeps its answer.  ``since``: when ``run``'s
+        answer came (the trial is watched twice as long as the breakage took to show)."""
+        shown = time.monotonic() - since if since is not None else 0.0
+        if run.judged or first or request is None \
+                or self._alone(request, min(TRIAL_WAIT, max(PENDING_WAIT, 2 * shown))):
             for kind, problem in problems:
                 self._charge(run, kind, problem)
             return
@@ -427,9 +441,9 @@ class BatchSession:
                          + " (a new process asked this request alone does not do it: an earlier request of "
                            "the same process did)")
 
-    def _alone(self, request: Request) -> bool:
-        """Whether a new process asked only ``request`` breaks, by its answer or in the
-        :data:`PENDING_WAIT` seconds after it.  The session's process is checked and ended first (what the
+    def _alone(self, request: Request, wait: float = PENDING_WAIT) -> bool:
+        """Whether a new process asked only ``request`` breaks, by its answer or in the ``wait`` seconds
+        after it.  The session's process is checked and ended first (what the
         trial does, where the canaries are shared, is not that process's), and so is the trial's: the
         next request starts a new one."""
         self._between()
@@ -440,13 +454,13 @@ class BatchSession:
             trial, _ = self._request(*request)
             if trial.outcome == "broken" or self.last is None or self.process is None:
                 return True
-            time.sleep(PENDING_WAIT)
+            time.sleep(wait)
             trial, gap, _ = self.last
             return bool(self._gap(self.process, trial, gap)[0])
         finally:
             if self.process is not None:
                 self.process.close()
-            self.process, self.answered, self.asked, self.last = None, {}, {}, None
+            self.process, self.answered, self.asked, self.at, self.last = None, {}, {}, {}, None
 
     def _charge(self, run: Run, kind: str, problem: str) -> None:
         """Fail an answer already given; one already judged fails the session as a whole (:attr:`late`)."""
