@@ -13,6 +13,11 @@ team run fails on it today, and a test that fails anyway would kill every mutant
 are a second stage, run only for mutants the other self-tests leave alive (``--redteam``; each of its
 runs is a whole suite run, minutes per mutant on a shared machine).
 
+The seeded sample is carried across edits of the judge as the reader's is (:mod:`mutation.carry`): each
+stored mutant is matched with the current mutant changing the same node the same way, the seeded draw
+tops the sample up, and ``--resume`` keeps a stored outcome only while its module's source is the one it
+was run against (each outcome stores that module's digest).
+
 Outcomes land in ``mutation/judge_results.json``; judgments of equivalent mutants share
 ``equivalent.yaml`` with the reader's (their ids start with ``harness/``); ``MUTATION.md`` shows the
 judge's score in a section of its own (:mod:`mutation.page`).
@@ -29,13 +34,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from . import store
+from . import carry, store
 from .operators import Mutant, apply, mutants
 
 CONFORMANCE = Path(__file__).resolve().parents[1]
@@ -73,11 +79,31 @@ def population() -> tuple[list[Mutant], dict[str, str]]:
     return [x for m in TARGETS for x in mutants(m, sources[m])], sources
 
 
-def sample(pop: list[Mutant], size: int, seed: int) -> list[Mutant]:
-    """The first ``size`` of a seeded shuffle of ``pop`` (a larger sample of one seed holds a smaller)."""
-    order = list(range(len(pop)))
-    random.Random(seed).shuffle(order)
-    return [pop[i] for i in sorted(order[:size])]
+def sample(pop: list[Mutant], size: int, seed: int, keep: list[Mutant] | None = None) -> list[Mutant]:
+    """The first ``size`` of a seeded shuffle of ``pop`` (a larger sample of one seed holds a smaller);
+    with ``keep`` (the stored sample carried across edits), ``keep`` topped up in the shuffle's order
+    (:func:`mutation.driver.sample`)."""
+    from .driver import sample as carried_sample  # noqa: PLC0415 - the driver imports this module
+
+    return carried_sample(pop, size, seed, keep)
+
+
+def _with_detail(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Stored entries with the operator's detail (older entries keep it only in their id)."""
+    out = {}
+    for k, v in entries.items():
+        parts = carry._ID.match(k)
+        out[k] = {**v, "detail": v.get("detail", parts["detail"] if parts else "")}
+    return out
+
+
+def carried(entries: dict[str, dict[str, Any]], pop: list[Mutant]) -> dict[str, dict[str, Any]]:
+    """The stored entries renamed to the current mutants they carry to (:func:`mutation.carry.stored`);
+    those whose code is gone drop out."""
+    entries = _with_detail(entries)
+    moved = carry.stored(entries, pop)
+    return {moved[k].id: {**v, "line": moved[k].line, "col": moved[k].col} for k, v in entries.items()
+            if k in moved}
 
 
 class JudgeWorkspace:
@@ -164,7 +190,11 @@ def main(argv: list[str] | None = None) -> int:
                         "alive")
     p.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
     p.add_argument("--resume", action="store_true",
-                   help="skip the mutants the interrupted run of the seed ran")
+                   help="skip the mutants already run against their module's current source: stored in "
+                        "judge_results.json (the carried sample) or by the interrupted run of the seed")
+    p.add_argument("--survivors", action="store_true",
+                   help="with --resume: run the stored survivors again (after new self-tests), skip only "
+                        "the killed")
     p.add_argument("--store-partial", action="store_true",
                    help="store what the interrupted run of the seed ran, as its draw, and stop")
     p.add_argument("--left-out", nargs="*", metavar="NODE",
@@ -172,7 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     seed = random.SystemRandom().randrange(1 << 31) if args.seed == "fresh" else int(args.seed)
     pop, sources = population()
-    picked = sample(pop, args.sample, seed)
+    digests = {m: _digest(s) for m, s in sources.items()}
+    previous = {} if args.seed == "fresh" else load().get("carried", {})
+    kept = carried(previous.get("mutants", {}), pop) \
+        if previous.get("settings", {}).get("seed") == seed else {}
+    by_id = {m.id: m for m in pop}
+    picked = sample(pop, args.sample, seed, [by_id[k] for k in kept])
     if args.list:
         for m in picked:
             print(m.id, "|", m.original, "->", m.mutated)
@@ -187,13 +222,25 @@ def main(argv: list[str] | None = None) -> int:
     # outcomes kept outside conformance/ while tests run (a suite run watches that tree)
     progress = store.progress_file(seed).with_name(f"judge-progress-{seed}.json")
     progress.parent.mkdir(parents=True, exist_ok=True)
-    results: dict[str, dict[str, Any]] = json.loads(progress.read_text()) \
-        if (args.resume or args.store_partial) and progress.is_file() else {}
+    results: dict[str, dict[str, Any]] = {}
+    if args.resume or args.store_partial:
+        results = dict(kept)
+        if progress.is_file():
+            results.update(carried(json.loads(progress.read_text()), pop))
+        results = {k: v for k, v in results.items() if v.get("source") == digests[v["module"]]
+                   and (not args.survivors or v.get("status") in store.KILLED)}
     picked_all = picked
-    picked = [m for m in picked if m.id not in results]
+    results = {k: v for k, v in results.items() if k in {m.id for m in picked_all}}
+    # the stored survivors last: an interrupted run has the most new outcomes
+    picked = sorted((m for m in picked if m.id not in results),
+                    key=lambda m: kept.get(m.id, {}).get("status") == "survived")
+    print(f"{len(picked)} mutants to run ({len(picked_all) - len(picked)} stored for the current source)",
+          flush=True)
     workspaces: list[JudgeWorkspace] = []
     free: list[JudgeWorkspace] = []
     start = time.monotonic()
+    lock = threading.Lock()
+    done: list[str] = []
 
     def one(m: Mutant) -> None:
         ws = free.pop() if free else JudgeWorkspace()
@@ -221,11 +268,14 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             free.append(ws)
         results[m.id] = {"module": m.module, "line": m.line, "col": m.col, "operator": m.operator,
-                         "function": m.function, "original": m.original, "mutated": m.mutated,
+                         "detail": m.detail, "source": digests[m.module], "function": m.function,
+                         "original": m.original, "mutated": m.mutated,
                          "status": status, "case": first[:300], "seconds": round(time.monotonic() - t0, 1)}
-        progress.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        with lock:
+            done.append(m.id)
+            progress.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
         took = time.monotonic() - t0
-        print(f"[{len(results)}/{len(picked)}] {status:8} {m.id} ({took:.0f} s) {first[:120]}", flush=True)
+        print(f"[{len(done)}/{len(picked)}] {status:8} {m.id} ({took:.0f} s) {first[:120]}", flush=True)
 
     if not args.store_partial:
         try:
