@@ -295,6 +295,13 @@ def main(argv: list[str] | None = None) -> int:
     stored = load()
     stored[key] = {"settings": doc["settings"], "mutants": dict(sorted(results.items()))}
     RESULTS.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    if key == "carried":  # the judgments of the judge's mutants follow them, as the reader's do
+        judged = {k: j for k, j in store.load_judgments().items() if k.startswith("harness/")}
+        moves = carry.stored(_with_detail(previous.get("mutants", {})), pop) \
+            if previous.get("settings", {}).get("seed") == seed else {}
+        renamed = carry.judged(judged, pop, moves)
+        if any(old != new for old, new in renamed.items()):
+            print(f"equivalent.yaml: {carry.rename_judgments(renamed)} judgments of the judge renamed")
     print(f"done in {time.monotonic() - start:.0f} s: {RESULTS}")
     return 0
 
