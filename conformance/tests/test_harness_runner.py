@@ -185,3 +185,32 @@ def test_a_stderr_line_is_quoted_once(case_file: Path) -> None:
     blank = fake("import sys; sys.stderr.write('truncated: a\\n\\n'); sys.exit(1)")
     run = run_reader(blank, case_file, sandbox=False)
     assert run.problems == ["exit 1 needs exactly one stderr line, got 2: 'truncated: a'"], run.problems
+
+
+def test_a_reader_past_its_time_limit_is_stopped_at_the_limit(case_file: Path) -> None:
+    """The time limit is the limit: a hanging reader is stopped when it passes, not at the next second the
+    output wait would have woken anyway (``harness/runner.py`` ``collect``: the wait is bounded by
+    ``deadline - now``)."""
+    run = run_reader(fake("import time; time.sleep(30)"), case_file, time_limit=0.5, sandbox=False)
+    assert (run.outcome, run.breakage) == ("broken", "timeout"), run.summary()
+    assert run.seconds < 0.95, run.seconds
+
+
+def test_output_written_after_the_reader_exits_is_its_output(case_file: Path) -> None:
+    """What the reader's process group writes on stdout after the reader exited, while it still holds the
+    pipe (up to harness/runner.py's LINGER, a second from when the exit is seen), is the run's output: a
+    rejection whose child then writes on stdout breaks the rule that stdout is empty for exit 1
+    (spec/canonical.md#canonical-reader-cli; ``collect``: ``now - exited > LINGER``).  The exit is seen
+    when the output wait wakes, a second after the error line; the child writes half a second later."""
+    code = """
+        import os, sys, time
+        if os.fork() == 0:
+            time.sleep(1.5)
+            os.write(1, b"late output of a child\\n")
+            os._exit(0)
+        sys.stderr.write("truncated: ends early\\n")
+        sys.exit(1)
+    """
+    run = run_reader(fake(code), case_file, sandbox=False)
+    assert (run.outcome, run.breakage) == ("broken", "output"), run.summary()
+    assert any("stdout is not empty" in p for p in run.problems), run.problems
