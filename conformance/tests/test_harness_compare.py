@@ -449,3 +449,15 @@ def test_a_malformed_value_in_an_unordered_container_is_a_difference() -> None:
     # a list's items are ordered inside a set too: reordered, it is another list
     assert compare(doc({"type": "set", "items": [{"type": "list", "items": [f("1"), f("2")]}]}),
                    doc({"type": "set", "items": [{"type": "list", "items": [f("2"), f("1")]}]})) != []
+
+
+@pytest.mark.spec("canonical.md#canonical-sharing")
+def test_a_value_id_that_is_not_a_string_is_a_difference() -> None:
+    """Value ids are strings (spec/canonical.md#canonical-sharing): an id of another JSON type is a
+    difference where it stands, named once; the value is not read as shared under it (``_identity``:
+    ``isinstance(ident, str)``; the judge passed an unshared list written with ``"id": 5``)."""
+    for bad in (5, None, True, ["o0"]):
+        listed = doc({"type": "list", "items": [f("1")], "id": bad})
+        diffs = compare(doc({"type": "list", "items": [f("1")]}), listed)
+        assert [(d.path, "not a string" in d.message) for d in diffs] == [("$.objects[0]", True)], diffs
+    assert compare(shared_list(), shared_list()) == []
