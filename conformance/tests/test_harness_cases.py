@@ -40,6 +40,8 @@ def good(**over: Any) -> dict[str, Any]:
 def test_a_good_case_has_no_problems(tmp_path: Path) -> None:
     case = load_case(write_case(tmp_path, good()))
     assert case.problems == []
+    lua = {"verdict": "refuses", "detail": "d", "sha256": "0" * 64, "torch_load": "loads"}
+    assert load_case(write_case(tmp_path, good(id="t7-binary/l", lua=lua), name="l")).problems == []
     assert (case.id, case.category, case.accept_ok, case.reject_ok) == ("t7-binary/c", "accept", True, False)
     assert case.description is not None and case.hints["long_size"] == 8
     reject = load_case(write_case(tmp_path, good(id="t7-binary/r", category="reject",
@@ -79,6 +81,10 @@ def test_a_good_case_has_no_problems(tmp_path: Path) -> None:
     ({"canary": "relative/canary"}, "canary"),
     ({"canary": "/etc/torchfmt-canary-x"}, "canary"),
     ({"canary": "/tmp/torchfmt-canary-../../etc/passwd"}, "canary"),
+    # Lua Torch's recorded verdict (harness/cases.py LUA_KEYS): its fields, no others
+    ({"lua": {"verdict": "loads", "detail": "d", "sha256": "0" * 64, "colour": "red"}}, "unknown ['colour']"),
+    ({"lua": {"detail": "d", "sha256": "0" * 64}}, "missing ['verdict']"),
+    ({"lua": {"verdict": "maybe", "detail": "d", "sha256": "0" * 64}}, "lua.verdict"),
 ])
 def test_schema_breaches_are_problems(tmp_path: Path, over: dict[str, Any], problem: str) -> None:
     case = load_case(write_case(tmp_path, good(**over)))
