@@ -195,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--survivors", action="store_true",
                    help="with --resume: run the stored survivors again (after new self-tests), skip only "
                         "the killed")
+    p.add_argument("--rerun", nargs="+", metavar="ID", default=[],
+                   help="with --resume: run these stored mutants again (a self-test written for them)")
     p.add_argument("--store-partial", action="store_true",
                    help="store what the interrupted run of the seed ran, as its draw, and stop")
     p.add_argument("--left-out", nargs="*", metavar="NODE",
@@ -228,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         if progress.is_file():
             results.update(carried(json.loads(progress.read_text()), pop))
         results = {k: v for k, v in results.items() if v.get("source") == digests[v["module"]]
-                   and (not args.survivors or v.get("status") in store.KILLED)}
+                   and (not args.survivors or v.get("status") in store.KILLED) and k not in args.rerun}
     picked_all = picked
     results = {k: v for k, v in results.items() if k in {m.id for m in picked_all}}
     # the stored survivors last: an interrupted run has the most new outcomes
