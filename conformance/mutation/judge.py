@@ -106,6 +106,12 @@ def carried(entries: dict[str, dict[str, Any]], pop: list[Mutant]) -> dict[str, 
             if k in moved}
 
 
+def _entry(m: Mutant) -> dict[str, Any]:
+    """What a stored mutant records of itself (enough for :func:`carried` to find it again)."""
+    return {"module": m.module, "line": m.line, "col": m.col, "operator": m.operator, "detail": m.detail,
+            "function": m.function, "original": m.original, "mutated": m.mutated}
+
+
 class JudgeWorkspace:
     """A checkout whose ``conformance/`` is a copy (its code) in which one harness module at a time is
     replaced by a mutant; everything else links to the real checkout."""
@@ -209,7 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     kept = carried(previous.get("mutants", {}), pop) \
         if previous.get("settings", {}).get("seed") == seed else {}
     by_id = {m.id: m for m in pop}
-    picked = sample(pop, args.sample, seed, [by_id[k] for k in kept])
+    # outcomes kept outside conformance/ while tests run (a suite run watches that tree), and the sample
+    # the interrupted run drew (its top-up over another population would be another draw)
+    progress = store.progress_file(seed).with_name(f"judge-progress-{seed}.json")
+    drawn = progress.with_name(f"judge-sample-{seed}.json")
+    interrupted = carried(json.loads(drawn.read_text()), pop) \
+        if (args.resume or args.store_partial) and drawn.is_file() else {}
+    picked = sample(pop, args.sample, seed, [by_id[k] for k in {**interrupted, **kept}])
     if args.list:
         for m in picked:
             print(m.id, "|", m.original, "->", m.mutated)
@@ -221,9 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     failing = failing or []
     print(f"baseline: {len(failing)} self-tests fail on the unmutated judge (left out): {failing[:8]}",
           flush=True)
-    # outcomes kept outside conformance/ while tests run (a suite run watches that tree)
-    progress = store.progress_file(seed).with_name(f"judge-progress-{seed}.json")
     progress.parent.mkdir(parents=True, exist_ok=True)
+    drawn.write_text(json.dumps({m.id: _entry(m) for m in picked}, indent=1) + "\n", encoding="utf-8")
     results: dict[str, dict[str, Any]] = {}
     if args.resume or args.store_partial:
         results = dict(kept)
@@ -269,10 +280,8 @@ def main(argv: list[str] | None = None) -> int:
                     break
         finally:
             free.append(ws)
-        results[m.id] = {"module": m.module, "line": m.line, "col": m.col, "operator": m.operator,
-                         "detail": m.detail, "source": digests[m.module], "function": m.function,
-                         "original": m.original, "mutated": m.mutated,
-                         "status": status, "case": first[:300], "seconds": round(time.monotonic() - t0, 1)}
+        results[m.id] = {**_entry(m), "source": digests[m.module], "status": status, "case": first[:300],
+                         "seconds": round(time.monotonic() - t0, 1)}
         with lock:
             done.append(m.id)
             progress.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
