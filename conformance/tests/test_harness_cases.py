@@ -231,3 +231,23 @@ def test_corpus_tier_reads_in_place(tmp_path: Path) -> None:
     assert (b.category, b.errors, b.column) == ("impl", ("unsafe-global",), "corpus")
     assert "whole-module" in b.features and "zip-archive" in b.features
     assert cases["corpus/pt/wild/orphan.pt"].problems
+
+
+def test_corpus_metadata_fields_are_each_optional(tmp_path: Path) -> None:
+    """A corpus.yaml entry adds what it has of features, spec anchors and notes (harness/cases.py
+    CORPUS_METADATA_KEYS): an entry with notes alone adds no feature and is no problem
+    (``_apply_metadata``: ``"features" in meta``; a judge that read every entry's features failed it)."""
+    tier = tmp_path / "pt" / "wild"
+    tier.mkdir(parents=True)
+    for name in ("legacy_a.pt", "legacy_b.pt"):
+        (tier / name).write_bytes(b"\x80\x02")
+        (tier / f"{name}.expected.json").write_text('{"error": "torch could not load it"}')
+    metadata = {"pt/wild/legacy_a.pt": {"notes": "only notes"},
+                "pt/wild/legacy_b.pt": {"features": ["legacy-magic"], "spec": ["pt.md#pt-legacy"]}}
+    plain = {c.id: c for c in corpus_cases(tmp_path, {})}
+    cases = {c.id: c for c in corpus_cases(tmp_path, metadata)}
+    a, b = cases["corpus/pt/wild/legacy_a.pt"], cases["corpus/pt/wild/legacy_b.pt"]
+    assert (a.problems, a.provenance["notes"]) == ([], "only notes"), a.problems
+    alone = plain["corpus/pt/wild/legacy_a.pt"]
+    assert (a.features, a.spec) == (alone.features, alone.spec)
+    assert b.problems == [] and "legacy-magic" in b.features and b.spec == ["pt.md#pt-legacy"], b.problems
