@@ -151,6 +151,9 @@ class _Side:
                         diffs.append(Difference(path, f"{name} defines id {node['id']!r} twice"))
                     else:
                         self.defs[node["id"]] = node
+                elif "id" in node:  # value ids are strings (spec/canonical.md#canonical-sharing)
+                    diffs.append(Difference(path, f"{name} gives a {node['type']} the id "
+                                                  f"{_short(node['id'])}, not a string"))
             notes = is_value(node)  # a VALUE's fields may be notes; any other object's members are data
             stack.extend((x, f"{path}.{k}") for k, x in node.items() if not (notes and k.startswith("_")))
         for ident, path in self.refs:

@@ -13,6 +13,11 @@ team run fails on it today, and a test that fails anyway would kill every mutant
 are a second stage, run only for mutants the other self-tests leave alive (``--redteam``; each of its
 runs is a whole suite run, minutes per mutant on a shared machine).
 
+The seeded sample is carried across edits of the judge as the reader's is (:mod:`mutation.carry`): each
+stored mutant is matched with the current mutant changing the same node the same way, the seeded draw
+tops the sample up, and ``--resume`` keeps a stored outcome only while its module's source is the one it
+was run against (each outcome stores that module's digest).
+
 Outcomes land in ``mutation/judge_results.json``; judgments of equivalent mutants share
 ``equivalent.yaml`` with the reader's (their ids start with ``harness/``); ``MUTATION.md`` shows the
 judge's score in a section of its own (:mod:`mutation.page`).
@@ -29,13 +34,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from . import store
+from . import carry, store
 from .operators import Mutant, apply, mutants
 
 CONFORMANCE = Path(__file__).resolve().parents[1]
@@ -73,11 +79,37 @@ def population() -> tuple[list[Mutant], dict[str, str]]:
     return [x for m in TARGETS for x in mutants(m, sources[m])], sources
 
 
-def sample(pop: list[Mutant], size: int, seed: int) -> list[Mutant]:
-    """The first ``size`` of a seeded shuffle of ``pop`` (a larger sample of one seed holds a smaller)."""
-    order = list(range(len(pop)))
-    random.Random(seed).shuffle(order)
-    return [pop[i] for i in sorted(order[:size])]
+def sample(pop: list[Mutant], size: int, seed: int, keep: list[Mutant] | None = None) -> list[Mutant]:
+    """The first ``size`` of a seeded shuffle of ``pop`` (a larger sample of one seed holds a smaller);
+    with ``keep`` (the stored sample carried across edits), ``keep`` topped up in the shuffle's order
+    (:func:`mutation.driver.sample`)."""
+    from .driver import sample as carried_sample  # noqa: PLC0415 - the driver imports this module
+
+    return carried_sample(pop, size, seed, keep)
+
+
+def _with_detail(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Stored entries with the operator's detail (older entries keep it only in their id)."""
+    out = {}
+    for k, v in entries.items():
+        parts = carry._ID.match(k)
+        out[k] = {**v, "detail": v.get("detail", parts["detail"] if parts else "")}
+    return out
+
+
+def carried(entries: dict[str, dict[str, Any]], pop: list[Mutant]) -> dict[str, dict[str, Any]]:
+    """The stored entries renamed to the current mutants they carry to (:func:`mutation.carry.stored`);
+    those whose code is gone drop out."""
+    entries = _with_detail(entries)
+    moved = carry.stored(entries, pop)
+    return {moved[k].id: {**v, "line": moved[k].line, "col": moved[k].col} for k, v in entries.items()
+            if k in moved}
+
+
+def _entry(m: Mutant) -> dict[str, Any]:
+    """What a stored mutant records of itself (enough for :func:`carried` to find it again)."""
+    return {"module": m.module, "line": m.line, "col": m.col, "operator": m.operator, "detail": m.detail,
+            "function": m.function, "original": m.original, "mutated": m.mutated}
 
 
 class JudgeWorkspace:
@@ -164,7 +196,13 @@ def main(argv: list[str] | None = None) -> int:
                         "alive")
     p.add_argument("--list", action="store_true", help="print the sampled mutants and stop")
     p.add_argument("--resume", action="store_true",
-                   help="skip the mutants the interrupted run of the seed ran")
+                   help="skip the mutants already run against their module's current source: stored in "
+                        "judge_results.json (the carried sample) or by the interrupted run of the seed")
+    p.add_argument("--survivors", action="store_true",
+                   help="with --resume: run the stored survivors again (after new self-tests), skip only "
+                        "the killed")
+    p.add_argument("--rerun", nargs="+", metavar="ID", default=[],
+                   help="with --resume: run these stored mutants again (a self-test written for them)")
     p.add_argument("--store-partial", action="store_true",
                    help="store what the interrupted run of the seed ran, as its draw, and stop")
     p.add_argument("--left-out", nargs="*", metavar="NODE",
@@ -172,7 +210,18 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     seed = random.SystemRandom().randrange(1 << 31) if args.seed == "fresh" else int(args.seed)
     pop, sources = population()
-    picked = sample(pop, args.sample, seed)
+    digests = {m: _digest(s) for m, s in sources.items()}
+    previous = {} if args.seed == "fresh" else load().get("carried", {})
+    kept = carried(previous.get("mutants", {}), pop) \
+        if previous.get("settings", {}).get("seed") == seed else {}
+    by_id = {m.id: m for m in pop}
+    # outcomes kept outside conformance/ while tests run (a suite run watches that tree), and the sample
+    # the interrupted run drew (its top-up over another population would be another draw)
+    progress = store.progress_file(seed).with_name(f"judge-progress-{seed}.json")
+    drawn = progress.with_name(f"judge-sample-{seed}.json")
+    interrupted = carried(json.loads(drawn.read_text()), pop) \
+        if (args.resume or args.store_partial) and drawn.is_file() else {}
+    picked = sample(pop, args.sample, seed, [by_id[k] for k in {**interrupted, **kept}])
     if args.list:
         for m in picked:
             print(m.id, "|", m.original, "->", m.mutated)
@@ -184,16 +233,27 @@ def main(argv: list[str] | None = None) -> int:
     failing = failing or []
     print(f"baseline: {len(failing)} self-tests fail on the unmutated judge (left out): {failing[:8]}",
           flush=True)
-    # outcomes kept outside conformance/ while tests run (a suite run watches that tree)
-    progress = store.progress_file(seed).with_name(f"judge-progress-{seed}.json")
     progress.parent.mkdir(parents=True, exist_ok=True)
-    results: dict[str, dict[str, Any]] = json.loads(progress.read_text()) \
-        if (args.resume or args.store_partial) and progress.is_file() else {}
+    drawn.write_text(json.dumps({m.id: _entry(m) for m in picked}, indent=1) + "\n", encoding="utf-8")
+    results: dict[str, dict[str, Any]] = {}
+    if args.resume or args.store_partial:
+        results = dict(kept)
+        if progress.is_file():
+            results.update(carried(json.loads(progress.read_text()), pop))
+        results = {k: v for k, v in results.items() if v.get("source") == digests[v["module"]]
+                   and (not args.survivors or v.get("status") in store.KILLED) and k not in args.rerun}
     picked_all = picked
-    picked = [m for m in picked if m.id not in results]
+    results = {k: v for k, v in results.items() if k in {m.id for m in picked_all}}
+    # the stored survivors last: an interrupted run has the most new outcomes
+    picked = sorted((m for m in picked if m.id not in results),
+                    key=lambda m: kept.get(m.id, {}).get("status") == "survived")
+    print(f"{len(picked)} mutants to run ({len(picked_all) - len(picked)} stored for the current source)",
+          flush=True)
     workspaces: list[JudgeWorkspace] = []
     free: list[JudgeWorkspace] = []
     start = time.monotonic()
+    lock = threading.Lock()
+    done: list[str] = []
 
     def one(m: Mutant) -> None:
         ws = free.pop() if free else JudgeWorkspace()
@@ -220,12 +280,13 @@ def main(argv: list[str] | None = None) -> int:
                     break
         finally:
             free.append(ws)
-        results[m.id] = {"module": m.module, "line": m.line, "col": m.col, "operator": m.operator,
-                         "function": m.function, "original": m.original, "mutated": m.mutated,
-                         "status": status, "case": first[:300], "seconds": round(time.monotonic() - t0, 1)}
-        progress.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+        results[m.id] = {**_entry(m), "source": digests[m.module], "status": status, "case": first[:300],
+                         "seconds": round(time.monotonic() - t0, 1)}
+        with lock:
+            done.append(m.id)
+            progress.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
         took = time.monotonic() - t0
-        print(f"[{len(results)}/{len(picked)}] {status:8} {m.id} ({took:.0f} s) {first[:120]}", flush=True)
+        print(f"[{len(done)}/{len(picked)}] {status:8} {m.id} ({took:.0f} s) {first[:120]}", flush=True)
 
     if not args.store_partial:
         try:
@@ -245,6 +306,13 @@ def main(argv: list[str] | None = None) -> int:
     stored = load()
     stored[key] = {"settings": doc["settings"], "mutants": dict(sorted(results.items()))}
     RESULTS.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    if key == "carried":  # the judgments of the judge's mutants follow them, as the reader's do
+        judged = {k: j for k, j in store.load_judgments().items() if k.startswith("harness/")}
+        moves = carry.stored(_with_detail(previous.get("mutants", {})), pop) \
+            if previous.get("settings", {}).get("seed") == seed else {}
+        renamed = carry.judged(judged, pop, moves)
+        if any(old != new for old, new in renamed.items()):
+            print(f"equivalent.yaml: {carry.rename_judgments(renamed)} judgments of the judge renamed")
     print(f"done in {time.monotonic() - start:.0f} s: {RESULTS}")
     return 0
 

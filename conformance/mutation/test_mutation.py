@@ -37,11 +37,17 @@ def test_page_is_generated() -> None:
 
 
 def test_judgments_name_stored_mutants() -> None:
-    """Every judgment names a sampled mutant and quotes its node as stored (else it judges nothing)."""
+    """Every judgment names a sampled mutant and quotes its node as stored (else it judges nothing): the
+    reader's in results.json, the judge's (``harness/...``) in judge_results.json's carried sample."""
+    from mutation import judge
+
     doc = store.load_results()
+    judged = (judge.load().get("carried") or {}).get("mutants", {})
     for j in store.load_judgments().values():
-        assert j.id in doc["mutants"], f"equivalent.yaml: {j.id} is not in results.json"
-        assert j.original == doc["mutants"][j.id]["original"], f"equivalent.yaml: {j.id}: the code changed"
+        mutants, where = (judged, "judge_results.json") if j.id.startswith("harness/") else \
+            (doc["mutants"], "results.json")
+        assert j.id in mutants, f"equivalent.yaml: {j.id} is not in {where}"
+        assert j.original == mutants[j.id]["original"], f"equivalent.yaml: {j.id}: the code changed"
 
 
 def test_mutants_have_unique_ids_and_compile() -> None:

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness.batch import BatchSession
+from harness.batch import MORE_THAN_ONE_LINE, BatchSession
 from harness.runner import run_reader
 from harness.sandbox import bwrap_works
 
@@ -192,6 +192,30 @@ def test_answers_that_break_the_contract(tmp_path: Path, answer: str, problem: s
     finally:
         session.close()
     assert run.outcome == "broken" and problem in "; ".join(run.problems), run.problems
+
+
+def test_a_line_written_after_the_last_answer_is_charged_to_it(tmp_path: Path) -> None:
+    """A process writes nothing after its answer (spec/canonical.md#canonical-reader-batch): a line written
+    a moment after the session's last answer, before its standard input ends, is found when the session
+    ends and charged to that answer, its process's first (``_Process.pending``: the line read there is
+    output, not the end of the process)."""
+    script = tmp_path / "reader.py"
+    script.write_text(textwrap.dedent(f'''
+        import json, sys, time
+        for line in sys.stdin:
+            n = json.loads(line)["id"]
+            print(json.dumps({{"id": n, "status": 0, "description": {DESCRIPTION!r}}}), flush=True)
+            time.sleep(0.3)
+            print("a line after the answer", flush=True)
+    '''))
+    session = BatchSession([sys.executable, str(script)], **LIMITS)
+    try:
+        run = session.run(case(tmp_path, "a", "ok"))
+    finally:
+        session.close()
+    # (on a loaded machine the line may be there as the answer is checked: more than one line, as well)
+    assert (run.outcome, run.breakage) == ("broken", "output"), run.summary()
+    assert any("after this answer" in p or p == MORE_THAN_ONE_LINE for p in run.problems), run.problems
 
 
 def test_a_reader_that_cannot_start(tmp_path: Path) -> None:

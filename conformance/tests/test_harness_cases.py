@@ -40,6 +40,8 @@ def good(**over: Any) -> dict[str, Any]:
 def test_a_good_case_has_no_problems(tmp_path: Path) -> None:
     case = load_case(write_case(tmp_path, good()))
     assert case.problems == []
+    lua = {"verdict": "refuses", "detail": "d", "sha256": "0" * 64, "torch_load": "loads"}
+    assert load_case(write_case(tmp_path, good(id="t7-binary/l", lua=lua), name="l")).problems == []
     assert (case.id, case.category, case.accept_ok, case.reject_ok) == ("t7-binary/c", "accept", True, False)
     assert case.description is not None and case.hints["long_size"] == 8
     reject = load_case(write_case(tmp_path, good(id="t7-binary/r", category="reject",
@@ -79,6 +81,10 @@ def test_a_good_case_has_no_problems(tmp_path: Path) -> None:
     ({"canary": "relative/canary"}, "canary"),
     ({"canary": "/etc/torchfmt-canary-x"}, "canary"),
     ({"canary": "/tmp/torchfmt-canary-../../etc/passwd"}, "canary"),
+    # Lua Torch's recorded verdict (harness/cases.py LUA_KEYS): its fields, no others
+    ({"lua": {"verdict": "loads", "detail": "d", "sha256": "0" * 64, "colour": "red"}}, "unknown ['colour']"),
+    ({"lua": {"detail": "d", "sha256": "0" * 64}}, "missing ['verdict']"),
+    ({"lua": {"verdict": "maybe", "detail": "d", "sha256": "0" * 64}}, "lua.verdict"),
 ])
 def test_schema_breaches_are_problems(tmp_path: Path, over: dict[str, Any], problem: str) -> None:
     case = load_case(write_case(tmp_path, good(**over)))
@@ -225,3 +231,23 @@ def test_corpus_tier_reads_in_place(tmp_path: Path) -> None:
     assert (b.category, b.errors, b.column) == ("impl", ("unsafe-global",), "corpus")
     assert "whole-module" in b.features and "zip-archive" in b.features
     assert cases["corpus/pt/wild/orphan.pt"].problems
+
+
+def test_corpus_metadata_fields_are_each_optional(tmp_path: Path) -> None:
+    """A corpus.yaml entry adds what it has of features, spec anchors and notes (harness/cases.py
+    CORPUS_METADATA_KEYS): an entry with notes alone adds no feature and is no problem
+    (``_apply_metadata``: ``"features" in meta``; a judge that read every entry's features failed it)."""
+    tier = tmp_path / "pt" / "wild"
+    tier.mkdir(parents=True)
+    for name in ("legacy_a.pt", "legacy_b.pt"):
+        (tier / name).write_bytes(b"\x80\x02")
+        (tier / f"{name}.expected.json").write_text('{"error": "torch could not load it"}')
+    metadata = {"pt/wild/legacy_a.pt": {"notes": "only notes"},
+                "pt/wild/legacy_b.pt": {"features": ["legacy-magic"], "spec": ["pt.md#pt-legacy"]}}
+    plain = {c.id: c for c in corpus_cases(tmp_path, {})}
+    cases = {c.id: c for c in corpus_cases(tmp_path, metadata)}
+    a, b = cases["corpus/pt/wild/legacy_a.pt"], cases["corpus/pt/wild/legacy_b.pt"]
+    assert (a.problems, a.provenance["notes"]) == ([], "only notes"), a.problems
+    alone = plain["corpus/pt/wild/legacy_a.pt"]
+    assert (a.features, a.spec) == (alone.features, alone.spec)
+    assert b.problems == [] and "legacy-magic" in b.features and b.spec == ["pt.md#pt-legacy"], b.problems

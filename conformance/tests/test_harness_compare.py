@@ -415,3 +415,50 @@ def test_unordered_keys_cost_what_the_document_holds(monkeypatch: pytest.MonkeyP
         node = node["items"][0][1]
     node["items"][0][1] = {"type": "str", "value": "changed"}
     assert compare(doc, deepest) != []
+
+
+def test_unordered_items_equal_but_for_sharing_find_their_partners() -> None:
+    """Items of a set whose keys are equal once ids are erased (refs to two different shared lists) are
+    tried against each other until one compares clean: the set reordered is equal, and a failed trial
+    leaves no difference behind (``_Comparator.unordered``: ``len(self.diffs) == mark[1]``; a judge that
+    kept the first trial failed this equal document)."""
+    def shared(name: str, value: str) -> dict[str, Any]:
+        return {"type": "list", "items": [f(value)], "id": name}
+
+    def ref(name: str) -> dict[str, Any]:
+        return {"type": "ref", "id": name}
+
+    expected = doc(shared("o1", "1"), shared("o2", "2"), {"type": "set", "items": [ref("o1"), ref("o2")]})
+    actual = doc(shared("p1", "1"), shared("p2", "2"), {"type": "set", "items": [ref("p2"), ref("p1")]})
+    assert compare(expected, actual) == []
+    swapped = doc(shared("p1", "2"), shared("p2", "1"), {"type": "set", "items": [ref("p2"), ref("p1")]})
+    assert compare(expected, swapped) != []
+
+
+def test_a_malformed_value_in_an_unordered_container_is_a_difference() -> None:
+    """An actual value whose items are no array, inside a set or a table, is a difference like any other
+    malformed value: the comparison does not raise (a raise is a harness error, not the reader's
+    wrong description); ``_Side._value_key`` keys a value's ``items`` as a multiset only for a set or
+    a table whose items are an array."""
+    for bad in (5, None, {"a": 1}):
+        expected = doc({"type": "set", "items": [{"type": "list", "items": []}]})
+        actual = doc({"type": "set", "items": [{"type": "list", "items": bad}]})
+        assert compare(expected, actual) != []
+        table = doc({"type": "table", "items": [[s("k"), {"type": "tuple", "items": [f("1")]}]]})
+        wrong = doc({"type": "table", "items": [[s("k"), {"type": "tuple", "items": bad}]]})
+        assert compare(table, wrong) != []
+    # a list's items are ordered inside a set too: reordered, it is another list
+    assert compare(doc({"type": "set", "items": [{"type": "list", "items": [f("1"), f("2")]}]}),
+                   doc({"type": "set", "items": [{"type": "list", "items": [f("2"), f("1")]}]})) != []
+
+
+@pytest.mark.spec("canonical.md#canonical-sharing")
+def test_a_value_id_that_is_not_a_string_is_a_difference() -> None:
+    """Value ids are strings (spec/canonical.md#canonical-sharing): an id of another JSON type is a
+    difference where it stands, named once; the value is not read as shared under it (``_identity``:
+    ``isinstance(ident, str)``; the judge passed an unshared list written with ``"id": 5``)."""
+    for bad in (5, None, True, ["o0"]):
+        listed = doc({"type": "list", "items": [f("1")], "id": bad})
+        diffs = compare(doc({"type": "list", "items": [f("1")]}), listed)
+        assert [(d.path, "not a string" in d.message) for d in diffs] == [("$.objects[0]", True)], diffs
+    assert compare(shared_list(), shared_list()) == []

@@ -157,3 +157,60 @@ def test_a_canary_left_by_an_earlier_run_hides_no_later_one(case_file: Path, tmp
 def test_a_reader_that_cannot_start_is_broken(case_file: Path, sandbox: bool) -> None:
     run = run_reader(["/nonexistent/reader"], case_file, sandbox=sandbox)
     assert run.outcome == "broken" and "cannot start" in run.problems[0] and run.breakage == "start"
+
+
+def test_side_effects_are_named_ten_at_most(case_file: Path, tmp_path: Path) -> None:
+    """A run that leaves many files behind is broken once, its problem naming the first ten of them
+    (``harness/runner.py`` ``Watch.check``: ``changes[:10]``; a judge's mutant named eleven)."""
+    watched = tmp_path / "watched"
+    watched.mkdir()
+    make = f"import os; [open(os.path.join({str(watched)!r}, 'f%02d' % k), 'w').close() for k in range(12)]"
+    run = run_reader(fake(f"{make}; print({DESCRIPTION!r})"), case_file, watch=[watched], sandbox=False)
+    assert (run.outcome, run.breakage) == ("broken", "side-effect"), run.summary()
+    named = [p for p in run.problems if "side effects" in p]
+    assert len(named) == 1 and named[0].count("created ") == 10, run.problems
+    assert all(f"f{k:02d}" in named[0] for k in range(10)) and "f10" not in named[0], named[0]
+
+
+def test_a_stderr_line_is_quoted_once(case_file: Path) -> None:
+    """A broken run quotes its stderr's first and last line: a single line once, not as its own first and
+    last (``harness/runner.py`` ``_ends``: ``len(lines) == 1``)."""
+    run = run_reader(fake("import sys; sys.stderr.write('boom\\n'); sys.exit(3)"), case_file, sandbox=False)
+    assert (run.outcome, run.breakage) == ("broken", "crash"), run.summary()
+    assert run.problems == ["exit status 3 (only 0, 1, 2 are allowed); stderr: 'boom'"], run.problems
+    two = fake("import sys; sys.stderr.write('truncated: a\\n\\nmiddle\\nlast\\n'); sys.exit(1)")
+    run = run_reader(two, case_file, sandbox=False)
+    assert run.problems == ["exit 1 needs exactly one stderr line, got 4: 'truncated: a' | ... | 'last'"], \
+        run.problems
+    blank = fake("import sys; sys.stderr.write('truncated: a\\n\\n'); sys.exit(1)")
+    run = run_reader(blank, case_file, sandbox=False)
+    assert run.problems == ["exit 1 needs exactly one stderr line, got 2: 'truncated: a'"], run.problems
+
+
+def test_a_reader_past_its_time_limit_is_stopped_at_the_limit(case_file: Path) -> None:
+    """The time limit is the limit: a hanging reader is stopped when it passes, not at the next second the
+    output wait would have woken anyway (``harness/runner.py`` ``collect``: the wait is bounded by
+    ``deadline - now``)."""
+    run = run_reader(fake("import time; time.sleep(30)"), case_file, time_limit=0.5, sandbox=False)
+    assert (run.outcome, run.breakage) == ("broken", "timeout"), run.summary()
+    assert run.seconds < 0.95, run.seconds
+
+
+def test_output_written_after_the_reader_exits_is_its_output(case_file: Path) -> None:
+    """What the reader's process group writes on stdout after the reader exited, while it still holds the
+    pipe (up to harness/runner.py's LINGER, a second from when the exit is seen), is the run's output: a
+    rejection whose child then writes on stdout breaks the rule that stdout is empty for exit 1
+    (spec/canonical.md#canonical-reader-cli; ``collect``: ``now - exited > LINGER``).  The exit is seen
+    when the output wait wakes, a second after the error line; the child writes half a second later."""
+    code = """
+        import os, sys, time
+        if os.fork() == 0:
+            time.sleep(1.5)
+            os.write(1, b"late output of a child\\n")
+            os._exit(0)
+        sys.stderr.write("truncated: ends early\\n")
+        sys.exit(1)
+    """
+    run = run_reader(fake(code), case_file, sandbox=False)
+    assert (run.outcome, run.breakage) == ("broken", "output"), run.summary()
+    assert any("stdout is not empty" in p for p in run.problems), run.problems
