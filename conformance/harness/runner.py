@@ -298,11 +298,24 @@ def check_error_line(run: Run) -> None:
         run.outcome = "broken"
 
 
+def environ() -> dict[str, str]:
+    """A copy of the harness's environment, taken from a thread: pytest sets and removes
+    ``PYTEST_CURRENT_TEST`` around each test in the main thread, and a copy made while it does raises
+    ``KeyError`` (a key listed, then gone); taken again until one holds (CI: a prefetched run failed as a
+    harness error)."""
+    for _ in range(100):
+        try:
+            return dict(os.environ)
+        except KeyError:
+            continue
+    return {k: v for k in list(os.environ) if (v := os.environ.get(k)) is not None}
+
+
 def run_env(work: Path, hints: Mapping[str, Any] | None,
             extra_env: Mapping[str, str] | None) -> dict[str, str]:
     """A run's environment: the harness's, ``HOME``/``TMPDIR`` its folder, :data:`START_ENV`, the case's
     hints (and no other ``TORCHFMT_T7_*``), then the reader's own (``extra_env``)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHFMT_T7_")}
+    env = {k: v for k, v in environ().items() if not k.startswith("TORCHFMT_T7_")}
     env.update(HOME=str(work), TMPDIR=str(work), TMP=str(work), TEMP=str(work), **START_ENV)
     env.update(hint_env(hints or {}))
     env.update(extra_env or {})

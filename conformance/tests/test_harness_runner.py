@@ -214,3 +214,33 @@ def test_output_written_after_the_reader_exits_is_its_output(case_file: Path) ->
     run = run_reader(fake(code), case_file, sandbox=False)
     assert (run.outcome, run.breakage) == ("broken", "output"), run.summary()
     assert any("stdout is not empty" in p for p in run.problems), run.problems
+
+
+def test_a_run_environment_is_taken_while_pytest_changes_its_own() -> None:
+    """A prefetched run builds its environment in a thread while pytest sets and removes
+    ``PYTEST_CURRENT_TEST`` in the main one: no KeyError escapes (CI: a case failed as a harness error)."""
+    import threading
+
+    from harness.runner import environ
+
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def copy() -> None:
+        while not stop.is_set():
+            try:
+                environ()
+            except BaseException as e:  # noqa: BLE001 - what escapes is the failure
+                errors.append(e)
+                return
+
+    thread = threading.Thread(target=copy)
+    thread.start()
+    try:
+        for i in range(20_000):
+            os.environ["TORCHFMT_TEST_CHURN"] = str(i)
+            del os.environ["TORCHFMT_TEST_CHURN"]
+    finally:
+        stop.set()
+        thread.join()
+    assert errors == []
