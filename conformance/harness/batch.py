@@ -230,9 +230,8 @@ class BatchSession:
         #: This process's answers by id, what each request was, and its last answer with a watch set just
         #: after it and its id.
         self.answered: dict[int, Run] = {}
-        self.asked: dict[int, Request] = {}
-        #: When each of this process's answers came (``time.monotonic()``).
-        self.at: dict[int, float] = {}
+        #: (what each request was, when its answer came: ``time.monotonic()``)
+        self.asked: dict[int, tuple[Request, float]] = {}
         self.last: tuple[Run, Watch, int] | None = None
         #: Problems found after the verdict of their request was judged: the session fails (conftest.py).
         self.late: list[str] = []
@@ -259,8 +258,7 @@ class BatchSession:
             prior = None
             if self.answered and self.process is not None and not self.process.eof:
                 last = max(self.answered)
-                prior = (self.answered[last], self.asked.get(last), last == min(self.answered),
-                         self.at.get(last))
+                prior = (self.answered[last], last == min(self.answered), *self.asked[last])
             request: Request = (path, hints, watch, canaries, command)
             run, named = self._request(*request)
             if named is None and (prior is None or not suspect(run)):
@@ -281,7 +279,7 @@ class BatchSession:
                 self._charge(named, kind, "a second answer to this request came with a later one (a new "
                                           "process answers that request otherwise)")
             elif prior is not None:
-                answer, asked, first, since = prior
+                answer, first, asked, since = prior
                 self._blame(answer, asked, first, [(kind, "the next request found: " + "; ".join(run.problems)
                                                     + " (a new process answers that request otherwise)")],
                             since)
@@ -295,7 +293,7 @@ class BatchSession:
         if self.process is None or self.process.eof or self.process.proc.poll() is not None:
             if self.process is not None:
                 self.process.close()
-            self.answered, self.asked, self.at = {}, {}, {}
+            self.answered, self.asked = {}, {}
             try:
                 self.process = _Process(self.command, self.extra_env, self.memory_limit, self.sandbox)
             except OSError as e:
@@ -360,8 +358,7 @@ class BatchSession:
             self.last = None
         else:
             self.answered[request_id] = run
-            self.asked[request_id] = (path, hints, watch, canaries, command)
-            self.at[request_id] = time.monotonic()
+            self.asked[request_id] = ((path, hints, watch, canaries, command), time.monotonic())
             run.settle = lambda: self.settle(run)
             self.last = (run, gap, request_id)
         return run, earlier
@@ -391,8 +388,8 @@ class BatchSession:
                 for kind, problem in problems:
                     self._charge(named, kind, problem)
             else:
-                self._blame(run, None if ending else self.asked.get(request_id), first, problems,
-                            self.at.get(request_id))
+                asked, since = self.asked[request_id]
+                self._blame(run, None if ending else asked, first, problems, since)
 
     def _gap(self, process: _Process, run: Run, gap: Watch, ending: bool = False,
              exited: bool = False) -> tuple[list[tuple[str, str]], Run | None]:
@@ -460,7 +457,7 @@ class BatchSession:
         finally:
             if self.process is not None:
                 self.process.close()
-            self.process, self.answered, self.asked, self.at, self.last = None, {}, {}, {}, None
+            self.process, self.answered, self.asked, self.last = None, {}, {}, None
 
     def _charge(self, run: Run, kind: str, problem: str) -> None:
         """Fail an answer already given; one already judged fails the session as a whole (:attr:`late`)."""
