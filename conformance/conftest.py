@@ -1,9 +1,11 @@
 """pytest options of the conformance suite: ``--reader``, ``--report-json``, the case selection and the
 run limits.
 
-``pytest conformance/`` runs every case against the reader (default: the reference reader) and the
-harness's own self-tests.  With ``--reader`` naming another reader, only the reader's cases run (the
-self-tests test the harness, not the reader; ``--self-tests`` brings them back).  ``--format`` and
+``pytest conformance/`` runs every case against the reader (default: the reference reader): the modules
+of :data:`READER_TESTS`.  Every other test module of the suite is a self-test of the harness (it tests
+the judge, not the reader): collected only with ``--self-tests`` or when its file or folder is named on
+the command line (:func:`pytest_ignore_collect`), and then run for the reference reader or with
+``--self-tests``.  ``--format`` and
 ``--features`` select cases; ``--declines`` says once that the reader declines whole formats.  Runs are
 started in a small thread pool as soon as collection ends (each run is a subprocess, so two at a time
 keep two cores busy); the self-tests run first, meanwhile, and each case's test then waits for its own
@@ -89,7 +91,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--batch-seed", type=int, default=None, metavar="SEED",
                 help="the seed that picks the --batch-recheck sample (default: a new one, in the header)")
     g.addoption("--self-tests", action="store_true",
-                help="with --reader other than reference, also run the harness's own self-tests")
+                help="also collect and run the harness's own self-tests (every test module but the "
+                     "reader's: conftest.READER_TESTS), for any reader")
 
 
 #: One case in this many runs the real ``python -m torchfmt dump`` command even with the warm start.
@@ -255,7 +258,7 @@ class Suite:
         """Whether ``--format`` and ``--features`` keep ``case``."""
         if self.formats and not format_matches(case.format, self.formats):
             return False
-        return not self.features or bool(self.features & set(case.features))
+        return not self.features or bool(self.features & set(case.loaded().features))
 
     def declined_format(self, case: Case) -> bool:
         return format_matches(case.format, self.declines)
@@ -313,7 +316,7 @@ class Suite:
         return self.pool.submit(fn, *args)
 
     def prefetch(self, cases: list[Case]) -> None:
-        runnable = [c for c in cases if self.gives(c) and c.id not in self.futures]
+        runnable = [c for c in cases if self.gives(c.loaded()) and c.id not in self.futures]
         if not runnable:
             return
         # (future's table, case, how it runs): in batch mode the sample rerun one process per file first
@@ -434,6 +437,41 @@ class Suite:
 
 _SUITE = pytest.StashKey[Suite]()
 _EXTRA = pytest.StashKey[dict]()
+
+
+#: The suite's modules that run the reader (the ``suite`` fixture); every other test module is a self-test.
+READER_TESTS = ("test_cases.py", "test_truncations.py", "test_unsafe_pickle.py")
+HERE = Path(__file__).resolve().parent
+#: Folders of the suite that hold data and scripts, never a test module: not walked for tests (the cases'
+#: thousands of files).
+DATA_FOLDERS = ("cases", "results", "adapters", "harness", "generators")
+
+
+def _named(config: pytest.Config) -> list[Path]:
+    """The paths under ``conformance/`` named on the command line below it (a file, a folder, a node id)."""
+    named = []
+    for arg in config.args:
+        path = (config.invocation_params.dir / arg.split("::")[0]).resolve()
+        if path != HERE and path.is_relative_to(HERE):
+            named.append(path)
+    return named
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave the harness's self-tests uncollected (not even imported: several walk every expected
+    description) unless ``--self-tests`` asks for them or their file or folder is named: ``pytest
+    conformance`` is the reader's verdict, and ``-k ONE_CASE`` starts at once."""
+    path = Path(collection_path)
+    if path.parent == HERE and path.name in DATA_FOLDERS:
+        return True
+    if path.suffix != ".py" or not path.name.startswith("test_") or config.getoption("--self-tests"):
+        return None
+    path = path.resolve()
+    if not path.is_relative_to(HERE):
+        return None
+    if path.parent == HERE and path.name in READER_TESTS:
+        return None
+    return True if not any(path == n or n in path.parents for n in _named(config)) else None
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -10,7 +10,7 @@ import pytest
 from harness.cases import CORPUS_TIERS, Case, committed_cases, corpus_cases, corpus_root
 from harness.verdict import judge
 
-COMMITTED = committed_cases()
+COMMITTED = committed_cases(lazy=True)  # each case read when it runs (or --features selects)
 CORPUS = corpus_cases()
 ALL = COMMITTED + CORPUS
 
@@ -18,6 +18,7 @@ ALL = COMMITTED + CORPUS
 def check(case: Case, suite) -> None:
     """Run (or collect the prefetched run of) ``case`` and judge it; declined -> skip "declined: ...".  An
     exception while running or judging it fails the case, in the report as in pytest (conftest.py)."""
+    case.loaded()
     if case.problems:
         verdict = judge(case, None, declined_fails=True)
         suite.record(case, verdict, None)

@@ -157,11 +157,11 @@ def spread(points: list[int], limit: int = MAX_CUTS) -> list[int]:
 
 
 def _cuts() -> list[tuple[Case, int]]:
-    committed = {c.id: c for c in committed_cases()}
+    committed = {c.id: c for c in committed_cases(lazy=True)}
     out = []
     for fmt, names in BASES.items():
         for name in names:
-            base = committed[f"{fmt}/{name}"]
+            base = committed[f"{fmt}/{name}"].loaded()
             assert base.category == "accept" and not base.problems, base.id
             out.extend((base, cut) for cut in spread(POINTS[fmt](base.path.read_bytes())))
     return out

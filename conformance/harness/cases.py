@@ -81,6 +81,19 @@ class Case:
     provenance: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     canaries: tuple[Path, ...] = ()
+    #: The case folder not read yet (``committed_cases(lazy=True)``: only its id, format and tier are
+    #: known, so that selecting one case reads one): :meth:`loaded` reads it.
+    pending: Path | None = field(default=None, repr=False, compare=False)
+
+    def loaded(self) -> Case:
+        """This case read and checked, its problems recorded (once; a no-op for a case read already)."""
+        if self.pending is not None:
+            folder, self.pending = self.pending, None
+            read = _remembered(folder) or _load_committed(folder)
+            for name in ("category", "path", "features", "spec", "hints", "description", "errors",
+                         "provenance", "problems", "canaries"):
+                setattr(self, name, getattr(read, name))
+        return self
 
     @property
     def accept_ok(self) -> bool:
@@ -330,15 +343,19 @@ def _copy(case: Case) -> Case:
                    provenance=dict(case.provenance), problems=list(case.problems))
 
 
-def committed_cases(cases_dir: Path = CASES_DIR) -> list[Case]:
+def committed_cases(cases_dir: Path = CASES_DIR, lazy: bool = False) -> list[Case]:
     """Every case folder ``cases/<format>/<id>/``, validated, sorted by id.
 
     A ``case.yaml`` at any other depth, or a format folder that is not a known format, is reported as a
     case with a problem rather than ignored.  The folder is read again only when a file under it (or
-    features.yaml, errors.py) changed since the last read.
+    features.yaml, errors.py) changed since the last read.  ``lazy``: each case is read when it is first
+    :meth:`Case.loaded` (the suite's collection: ``-k ONE_CASE`` reads one case), from what the last
+    read remembers where it holds the case.
     """
     if not cases_dir.is_dir():
         return []
+    if lazy:
+        return _read_committed(cases_dir, lazy=True)
     key = cases_dir.resolve()
     fingerprint = _fingerprint(cases_dir)
     seen = _READ.get(key)
@@ -347,17 +364,33 @@ def committed_cases(cases_dir: Path = CASES_DIR) -> list[Case]:
     return [_copy(c) for c in seen[1]]
 
 
-def _read_committed(cases_dir: Path) -> list[Case]:
+def _load_committed(folder: Path) -> Case:
+    """The case in ``folder`` of a cases folder, checked as discovery checks it."""
+    case = load_case(folder)
+    if folder.parent.name not in FORMATS:
+        case.problems.append(f"cases/{folder.parent.name}/ is not a format folder {FORMATS}")
+    return case
+
+
+def _remembered(folder: Path) -> Case | None:
+    """A copy of the case in ``folder`` as the last full read of its cases folder holds it, if any."""
+    seen = _READ.get(folder.parent.parent.resolve())
+    found = next((c for c in seen[1] if c.path.parent == folder or c.path == folder), None) if seen else None
+    return _copy(found) if found is not None else None
+
+
+def _read_committed(cases_dir: Path, lazy: bool = False) -> list[Case]:
     out: list[Case] = []
     for fmt_dir in sorted(cases_dir.iterdir()):
         if not fmt_dir.is_dir():
             continue
         for folder in sorted(fmt_dir.iterdir()):
             if folder.is_dir() and not folder.name.startswith((".", "__")):
-                case = load_case(folder)
-                if fmt_dir.name not in FORMATS:
-                    case.problems.append(f"cases/{fmt_dir.name}/ is not a format folder {FORMATS}")
-                out.append(case)
+                if lazy:
+                    out.append(Case(id=f"{fmt_dir.name}/{folder.name}", tier="committed", category="?",
+                                    format=fmt_dir.name, path=folder, pending=folder))
+                    continue
+                out.append(_load_committed(folder))
     known = {c.path.parent if c.path.is_file() else c.path for c in out}
     for stray in cases_dir.rglob("case.yaml"):
         if stray.parent not in known and stray.parent.parent.parent != cases_dir:

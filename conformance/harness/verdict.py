@@ -70,6 +70,7 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = Fa
           trusted_only: bool = False, unexpressed: frozenset[str] = frozenset()) -> Verdict:
     """The verdict for ``run`` of ``case``; ``declined_fails`` for the reference reader, ``inert`` and
     ``trusted_only`` and ``unexpressed`` as the reader's adapter.yaml says."""
+    case.loaded()
     if case.problems:
         return Verdict("fail", "invalid case: " + "; ".join(case.problems), "invalid-case")
     if trusted_only and not case.trusted:

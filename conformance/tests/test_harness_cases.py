@@ -190,6 +190,34 @@ def test_discovery_reports_misplaced_cases(tmp_path: Path) -> None:
     assert any("wrong depth" in p for p in found["stray/t7-binary/c/nested/case.yaml"].problems)
 
 
+@pytest.mark.parametrize("order", ["lazy-first", "full-read-first"])
+def test_a_lazy_case_reads_as_the_full_read_once_loaded(tmp_path: Path, order: str) -> None:
+    """``committed_cases(lazy=True)`` (the suite's collection) knows ids, formats and tiers alone until a
+    case is loaded; loaded, every case (good, broken, misplaced) is what the full read makes of it, read
+    from its folder or from the last full read's memory."""
+    write_case(tmp_path, good())
+    write_case(tmp_path, good(id="t7-binary/d", category="reject", expect={"error": "truncated"}), name="d")
+    broken = write_case(tmp_path, good(id="t7-binary/b"), name="b")
+    (broken / "expected.json").write_text('{"format": "t7-binary", "objects": [], "objects": []}')
+    write_case(tmp_path, {}, raw="- a list\n", name="y")
+    (tmp_path / "t7-binary" / "no-yaml").mkdir()
+    write_case(tmp_path, good(id="t9/x", format="t9"), fmt="t9", name="x")
+    (tmp_path / "t7-binary" / "c" / "nested").mkdir()
+    (tmp_path / "t7-binary" / "c" / "nested" / "case.yaml").write_text("id: x\n")
+    full = committed_cases(tmp_path) if order == "full-read-first" else None
+    lazy = committed_cases(tmp_path, lazy=True)
+    assert all(c.category == "?" and c.description is None for c in lazy if c.pending is not None)
+    assert sum(c.pending is not None for c in lazy) == 6
+    loaded = [c.loaded() for c in lazy]
+    full = full or committed_cases(tmp_path)
+    assert [c.id for c in loaded] == [c.id for c in full]
+    assert [vars(c) for c in loaded] == [vars(c) for c in full]
+    problems = {c.id: c.problems for c in full}
+    assert problems["t7-binary/c"] == [] and any("duplicate" in p for p in problems["t7-binary/b"])
+    assert any("not a format folder" in p for p in problems["t9/x"])
+    assert loaded[0].loaded() is loaded[0] and loaded[0].problems == full[0].problems  # once
+
+
 def test_error_codes_are_read_from_errors_py_as_data(tmp_path: Path) -> None:
     codes = vocabulary.error_codes()
     assert {"truncated", "unsafe-global", "bad-magic"} <= codes
