@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT / "reference_impl"))  # this tree's reader, whatever
 import tools_big  # noqa: E402
 from big_file import run as run_command  # noqa: E402  (wall time and peak RSS of a command)
 from sections import kept as kept_sections  # noqa: E402  (the sections other scripts write, kept as they are)
+from suite_speed import Timed  # noqa: E402
 from suite_speed import run as run_suite  # noqa: E402
 
 TORCHFILE_SETUP = ROOT / "conformance" / "adapters" / "torchfile" / "setup"
@@ -396,7 +397,7 @@ def tools_targets(m: dict[str, Any] | None) -> list[Target]:
     return out
 
 
-def render(measured: list[Measured], tgts: list[Target], suite: tuple[float, float, str, str] | None,
+def render(measured: list[Measured], tgts: list[Target], suite: Timed | None,
            args: Any, loads: list[tuple[float, float, float]], started: datetime.datetime,
            seconds: float, tools: dict[str, Any] | None = None) -> str:
     quick = " --quick" if args.quick else ""
@@ -440,7 +441,7 @@ def render(measured: list[Measured], tgts: list[Target], suite: tuple[float, flo
     if suite is None:
         lines.append("Not measured in this run (`--no-suite`).")
     else:
-        wall, cpu, loads, last = suite
+        wall, cpu, loads, last = suite.wall, suite.cpu, suite.load, suite.last
         lines.append(f"`python -m pytest conformance` (as `benchmarks/suite_speed.py` runs it): wall "
                      f"{wall:.1f} s, CPU {cpu:.1f} s of the run and its children (load average {loads}); "
                      f"pytest: {last}.")
@@ -481,9 +482,9 @@ def main(argv: list[str] | None = None) -> int:
     suite = None
     if not args.no_suite:
         print("the conformance suite ...", file=sys.stderr, flush=True)
-        suite = run_suite(["conformance"])
+        suite = run_suite(ROOT, ["conformance"])
         loads.append(os.getloadavg())
-    tgts = targets({m.spec.key: m for m in measured}, suite[0] if suite else None) + tools_targets(tools)
+    tgts = targets({m.spec.key: m for m in measured}, suite.wall if suite else None) + tools_targets(tools)
     page = render(measured, tgts, suite, args, loads, started, time.monotonic() - start, tools)
     old = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
     kept = kept_sections(old)

@@ -1,65 +1,176 @@
-"""Wall and CPU time of the conformance suite against the reference reader (issue 12: < 30 s on a 2-core
-machine): the committed and corpus cases (``conformance/test_cases.py``) run with the harness's warm start
-(harness/warm.py; one case in sixteen still runs the command) and with ``--cold`` (every case a new
-``python -m torchfmt dump``), in the same run, so the ratio holds on a busy machine; and the whole
-``pytest conformance`` with its self-tests, warm (the issue's figure: < 30 s), with its CPU seconds and
-the load average around each run.
+"""Wall and CPU time of the conformance suite against the reference reader, this tree beside git revisions
+of it, in one run (issue 25: the judge's hermetic runs no slower for the reference reader; issue 30: README
+command 1 at half the CPU and 30 s wall on an idle 2-core machine, ``-k ONE_CASE`` under 3 s of CPU).
 
-    python benchmarks/suite_speed.py [--repeat 1] [--no-full]
+Each tree runs, in turn (the trees alternate, so that a busy machine weighs on all of them alike):
+
+- ``README command 1``: ``python -m pytest conformance`` (at a revision before the self-tests moved to
+  ``--self-tests``, that command ran them too: it is what a user waited for then);
+- ``the cases``: ``python -m pytest conformance/test_cases.py`` (every committed and corpus case against
+  the reference reader; per case, so that trees with different case counts compare);
+- ``-k ONE_CASE``: ``python -m pytest conformance -k pt-zip/adv-gadget-attrgetter-chain``;
+- ``with the self-tests``: ``python -m pytest conformance --self-tests`` (this tree; what README command 2
+  adds to command 1 for ``conformance/``).
+
+A revision runs in a temporary ``git worktree`` of it, with its own ``reference_impl`` on ``PYTHONPATH`` and
+this tree's corpus.  Every tree's tests are collected once before the timed runs (bytecode written, as a
+user's second run finds it).  Writes its section of ``benchmarks/RESULTS.md`` (between the ``suite-speed``
+markers).
+
+    python benchmarks/suite_speed.py [--baseline REV ...] [--repeat 2] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
-import time
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+import sections
+
 ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+ONE_CASE = "pt-zip/adv-gadget-attrgetter-chain"
+RUNS = {
+    "README command 1": ["conformance"],
+    "the cases": ["conformance/test_cases.py"],
+    "-k ONE_CASE": ["conformance", "-k", ONE_CASE],
+    "with the self-tests": ["conformance", "--self-tests"],
+}
 
 
-def run(args: list[str]) -> tuple[float, float, str, str]:
-    """(wall seconds, CPU seconds of the run and its children, the 1-minute load average before and after
-    it, pytest's last line).  CPU seconds are the figure to compare on a busy machine: other processes
-    stretch the wall time, hardly the CPU time."""
+@dataclass
+class Timed:
+    wall: float
+    cpu: float
+    load: str
+    last: str
+    tests: int
+
+
+def corpus() -> str:
+    return os.environ.get("TORCHFMT_CORPUS") or str((ROOT.parent / "shared" / "corpus").resolve())
+
+
+def run(root: Path, args: list[str]) -> Timed:
+    """One pytest run in ``root``: wall seconds, CPU seconds of it and every process it waited for, the
+    1-minute load average before and after, pytest's last line and the number of tests it ran."""
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(root / "reference_impl"), "TORCHFMT_CORPUS": corpus()}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    out = subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"], cwd=ROOT,
-                         capture_output=True, text=True, env=os.environ.copy())
+    out = subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"], cwd=root,
+                         capture_output=True, text=True, env=env)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     last = [line for line in out.stdout.splitlines() if re.search(r"\d+ (passed|failed)", line)]
-    loads = f"{load:.1f} / {os.getloadavg()[0]:.1f}"
-    return wall, cpu, loads, (last[-1].strip("= ") if last else out.stdout[-200:])
+    tests = sum(int(n) for n in re.findall(r"(\d+) (?:passed|failed|skipped|error)", last[-1])) if last else 0
+    return Timed(wall, cpu, f"{load:.1f} / {os.getloadavg()[0]:.1f}",
+                 last[-1].strip("= ") if last else "no summary: " + out.stdout[-200:].replace("\n", " "),
+                 tests)
 
 
-def main() -> None:
+def worktree(rev: str) -> Path:
+    path = Path(tempfile.mkdtemp(prefix="torchfmt-suite-baseline-")) / "tree"
+    subprocess.run(["git", "worktree", "add", "--detach", str(path), rev], cwd=ROOT, check=True,
+                   capture_output=True)
+    return path
+
+
+def section(rows: list[tuple[str, str, list[Timed]]], started: datetime.datetime, head: str) -> str:
+    lines = ["<!-- suite-speed:begin -->", "## The conformance suite (issues 25 and 30)", "",
+             f"Generated by `python benchmarks/suite_speed.py` (this section only). {head} is this tree; the "
+             "other trees are git revisions of it run in the same session, alternating. CPU s: user + "
+             "system time of pytest and every process it waited for (the reader's runs included). Per "
+             "test: the run's figure over the tests it ran.", "",
+             f"- date: {started:%Y-%m-%d %H:%M} UTC; machine: {os.cpu_count()} cores; the 1-minute load "
+             "average before and after each run is in its row (above the core count, wall times are "
+             "inflated: compare CPU seconds)", "",
+             "| tree | run | wall s | CPU s | tests | CPU ms / test | wall ms / test | load before / after "
+             "| pytest |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+    for tree, name, timed in rows:
+        for t in timed:
+            per = t.tests or 1
+            lines.append(f"| {tree} | {name} | {t.wall:.1f} | {t.cpu:.1f} | {t.tests} "
+                         f"| {1000 * t.cpu / per:.1f} | {1000 * t.wall / per:.1f} | {t.load} | {t.last} |")
+    lines += ["", "Ratios (this tree / revision, medians of the repeats):", ""]
+    by = {(tree, name): timed for tree, name, timed in rows}
+    trees = list(dict.fromkeys(tree for tree, _, _ in rows))
+
+    def median(xs: list[float]) -> float:
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+    for other in trees[1:]:
+        for name in RUNS:
+            mine, theirs = by.get((trees[0], name)), by.get((other, name))
+            if not mine or not theirs:
+                continue
+            if name == "the cases":  # per case: the trees hold different numbers of cases
+                cpu = median([t.cpu / t.tests for t in mine]) / median([t.cpu / t.tests for t in theirs])
+                wall = median([t.wall / t.tests for t in mine]) / median([t.wall / t.tests for t in theirs])
+                lines.append(f"- {name}, per case: CPU {cpu:.2f}, wall {wall:.2f} ({head} / {other})")
+            else:
+                cpu = median([t.cpu for t in mine]) / median([t.cpu for t in theirs])
+                wall = median([t.wall for t in mine]) / median([t.wall for t in theirs])
+                lines.append(f"- {name}: CPU {cpu:.2f}, wall {wall:.2f} ({head} / {other})")
+    lines.append("<!-- suite-speed:end -->")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--no-full", action="store_true", help="skip the whole suite with its self-tests")
-    args = ap.parse_args()
-    rows = []
-    for _ in range(args.repeat):
-        rows.append(("cases, cold (a process per case)", *run(["conformance/test_cases.py", "--cold"])))
-        rows.append(("cases, warm", *run(["conformance/test_cases.py"])))
-    if not args.no_full:
-        rows.append(("pytest conformance (with self-tests), warm", *run(["conformance"])))
-    print(f"machine: {os.cpu_count()} cores\n")
-    print("| run | wall s | CPU s | load before / after | pytest |\n| --- | ---: | ---: | --- | --- |")
-    for name, wall, cpu, load, last in rows:
-        print(f"| {name} | {wall:.1f} | {cpu:.1f} | {load} | {last} |")
-    cold = [r for r in rows if r[0].startswith("cases, cold")]
-    warm = [r for r in rows if r[0] == "cases, warm"]
-    if cold and warm:
-        print(f"\nwarm / cold: wall {sum(r[1] for r in warm) / sum(r[1] for r in cold):.2f}, "
-              f"CPU {sum(r[2] for r in warm) / sum(r[2] for r in cold):.2f}")
+    ap.add_argument("--baseline", action="append", default=[], metavar="REV",
+                    help="also run a git revision (in a temporary worktree); more than once for several")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--only", action="append", choices=list(RUNS), help="measure only these runs")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args(argv)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    head = "this tree (" + subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                                          capture_output=True).stdout.strip() + " and its changes)"
+    trees: list[tuple[str, Path]] = [(head, ROOT)]
+    made: list[Path] = []
+    try:
+        for rev in args.baseline:
+            made.append(worktree(rev))
+            trees.append((f"at {rev}", made[-1]))
+        names = args.only or list(RUNS)
+        for label, root in trees:  # bytecode written and the adapters' caches filled, untimed
+            print(f"{label}: collecting once ...", file=sys.stderr, flush=True)
+            run(root, ["conformance", "--collect-only", "--self-tests"])
+        timed: dict[tuple[str, str], list[Timed]] = {}
+        for i in range(args.repeat):
+            for name in names:
+                for label, root in trees:
+                    if name == "with the self-tests" and root != ROOT:
+                        continue  # a revision's command 1 ran them already
+                    print(f"[{i + 1}/{args.repeat}] {label}: {name} ...", file=sys.stderr, flush=True)
+                    timed.setdefault((label, name), []).append(run(root, RUNS[name]))
+    finally:
+        for path in made:
+            subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=ROOT,
+                           capture_output=True)
+            shutil.rmtree(path.parent, ignore_errors=True)
+    rows = [(label, name, timed[(label, name)])
+            for label, _ in trees for name in RUNS if (label, name) in timed]
+    text = section(rows, started, head)
+    sections.write(args.out, "suite-speed", text)
+    print(text)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
