@@ -470,13 +470,11 @@ class BatchSession:
 
     def settle(self, run: Run) -> None:
         """Check what the process did since ``run``'s answer, if it is still the last one (the verdict of
-        a request is judged once this has run)."""
-        if not self.lock.acquire(blocking=False):  # a request in flight checked it as it started
-            return
-        try:
+        a request is judged once this has run).  A request in flight is waited for: what it finds (an
+        early answer that lands after the gap was checked, read as its answer) may be ``run``'s, and is
+        charged before ``run``'s verdict is given."""
+        with self.lock:
             self._settle(run)
-        finally:
-            self.lock.release()
 
     def _settle(self, run: Run) -> None:
         if self.last is None or self.last[0] is not run:

@@ -10,6 +10,7 @@ import shutil
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -273,6 +274,9 @@ FRAMING = textwrap.dedent('''
             subprocess.Popen(["sh", "-c", "sleep 0.1; echo stray"])
         elif word == "early":  # an answer to the next request, before it arrives
             write({"id": request["id"] + 1, "status": 0, "description": DESCRIPTION})
+        elif word == "early-late":  # an answer to the next request, 0.2 s late (while it is read)
+            threading.Timer(0.2, write, [{"id": request["id"] + 1, "status": 0,
+                                          "description": DESCRIPTION}]).start()
         elif word == "touch":  # the canary, 50 ms after the answer
             threading.Timer(0.05, lambda: open(CANARY, "w").close()).start()
 ''')
@@ -311,6 +315,37 @@ def test_what_a_process_does_after_an_answer_is_charged_to_that_answer(
     assert b.outcome == "broken", b.summary()
     assert b.breakage == ("code-ran" if trick == "touch" else "output"), b.summary()
     assert c.outcome == "accepted" and d.outcome == "accepted", (c.summary(), d.summary())
+    assert not session.late, session.late
+
+
+@MODES
+def test_a_verdict_waits_for_the_request_in_flight_that_finds_its_answers_breakage(
+        tmp_path: Path, sandbox: bool) -> None:
+    """An answer's verdict is given once the request in flight after it is done: the early answer that
+    lands while the next (slow) file is read is the earlier answer's breakage, charged to it before its
+    verdict, not found after it (the session would fail, the trick's own case pass)."""
+    folder = tmp_path / "reader"
+    folder.mkdir()
+    (folder / "reader.py").write_text(FRAMING % (DESCRIPTION, "/nonexistent/canary"))
+    files = []
+    for name, word in (("a", "ok"), ("b", "early-late"), ("c", "slow")):
+        path = case(tmp_path, name)
+        path.write_text(word)
+        files.append(path)
+    session = BatchSession([sys.executable, str(folder / "reader.py")], sandbox=sandbox, time_limit=20)
+    try:
+        a, b = session.run(files[0]), session.run(files[1])
+        later = threading.Thread(target=session.run, args=(files[2],))
+        later.start()
+        time.sleep(0.05)  # the next request in flight, its gap checked (clean: the line is 0.2 s late)
+        assert b.settle is not None
+        b.settle()  # what the suite calls before judging b
+        outcome, breakage = b.outcome, b.breakage
+        later.join()
+    finally:
+        session.close()
+    assert a.outcome == "accepted", a.summary()
+    assert (outcome, breakage) == ("broken", "output"), b.summary()
     assert not session.late, session.late
 
 
