@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,8 +64,6 @@ def corpus() -> str:
 def run(root: Path, args: list[str]) -> Timed:
     """One pytest run in ``root``: wall seconds, CPU seconds of it and every process it waited for, the
     1-minute load average before and after, pytest's last line and the number of tests it ran."""
-    import time
-
     env = {**os.environ, "PYTHONPATH": str(root / "reference_impl"), "TORCHFMT_CORPUS": corpus()}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     load = os.getloadavg()[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +89,10 @@ class Case:
         """This case read and checked, its problems recorded (once; a no-op for a case read already)."""
         if self.pending is not None:
             folder, self.pending = self.pending, None
-            read = _remembered(folder) or _load_committed(folder)
-            for name in ("category", "path", "features", "spec", "hints", "description", "errors",
-                         "provenance", "problems", "canaries"):
-                setattr(self, name, getattr(read, name))
+            read = _remembered(folder, self.id) or _load_committed(folder)
+            for f in fields(self):
+                if f.name not in ("id", "tier", "format", "pending"):  # what the listing knew
+                    setattr(self, f.name, getattr(read, f.name))
         return self
 
     @property
@@ -315,7 +315,7 @@ def _check_lua(lua: object, case: Case, problems: list[str]) -> None:
 
 #: Per cases folder: the fingerprint of its files and the cases read from them (one read per session
 #: while nothing changes: the suite's test modules each ask for every case at collection).
-_READ: dict[Path, tuple[tuple[tuple[str, int, int], ...], list[Case]]] = {}
+_READ: dict[Path, tuple[tuple[tuple[str, int, int], ...], dict[str, Case]]] = {}
 #: The same for the corpus tier, per corpus root (with conformance/corpus.yaml in the fingerprint).
 _READ_CORPUS: dict[Path, tuple[tuple[tuple[str, int, int], ...], list[Case]]] = {}
 
@@ -360,8 +360,8 @@ def committed_cases(cases_dir: Path = CASES_DIR, lazy: bool = False) -> list[Cas
     fingerprint = _fingerprint(cases_dir)
     seen = _READ.get(key)
     if seen is None or seen[0] != fingerprint:
-        seen = _READ[key] = (fingerprint, _read_committed(cases_dir))
-    return [_copy(c) for c in seen[1]]
+        seen = _READ[key] = (fingerprint, {c.id: c for c in _read_committed(cases_dir)})
+    return [_copy(c) for c in seen[1].values()]
 
 
 def _load_committed(folder: Path) -> Case:
@@ -372,10 +372,10 @@ def _load_committed(folder: Path) -> Case:
     return case
 
 
-def _remembered(folder: Path) -> Case | None:
-    """A copy of the case in ``folder`` as the last full read of its cases folder holds it, if any."""
+def _remembered(folder: Path, case_id: str) -> Case | None:
+    """A copy of case ``case_id`` (in ``folder``) as the last full read of its cases folder holds it."""
     seen = _READ.get(folder.parent.parent.resolve())
-    found = next((c for c in seen[1] if c.path.parent == folder or c.path == folder), None) if seen else None
+    found = seen[1].get(case_id) if seen else None
     return _copy(found) if found is not None else None
 
 
