@@ -70,3 +70,28 @@ def test_a_case_selected_by_id_is_the_only_case_read(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stdout[-2000:]
     assert "READ ['dtype-float32']" in out.stdout, out.stdout[-2000:]
+
+
+SEEN = """
+import sys
+
+def pytest_unconfigure(config):
+    print("HYPOTHESIS", "hypothesis" in sys.modules, config.pluginmanager.has_plugin("hypothesispytest"))
+"""
+
+
+ONE = ("-k", "pt-zip/dtype-float32")
+
+
+@pytest.mark.parametrize("args, kept", [(("conformance", *ONE), False),
+                                        (("conformance", "--self-tests", *ONE), True)])
+def test_a_run_of_the_readers_tests_leaves_hypothesis_out(tmp_path: Path, args: tuple[str, ...],
+                                                          kept: bool) -> None:
+    """No reader's test uses hypothesis, whose plugin imports it at the end of every run (conftest.py
+    ``UNUSED_BY_READER_TESTS``); the self-tests keep it."""
+    (tmp_path / "seen.py").write_text(SEEN)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "seen", "--collect-only", *args],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout[-2000:]
+    assert f"HYPOTHESIS {kept} {kept}" in out.stdout, out.stdout[-2000:]
