@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from torchfmt.limits import T7_OBJECTS
+
 MB16 = 16 << 20
 ADDRESS_SPACE = 2 << 30
 NIL, NUMBER, STRING, TABLE, TORCH = 0, 1, 2, 3, 4
@@ -105,7 +107,7 @@ def ascii_long_16m() -> bytes:
     return head + b"1" * (MB16 - len(head) - 2) + b"\n"
 
 
-AT_LIMIT = 250_000  # torchfmt.limits.T7_OBJECTS: the most objects a stream may hold
+AT_LIMIT = T7_OBJECTS.value  # the most objects a stream may hold (spec/t7.md#t7-limits)
 
 
 def nils_at_limit() -> bytes:

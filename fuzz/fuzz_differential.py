@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "conformance"))
 from differential.classify import classify  # noqa: E402
 from differential.forkserver import Worker  # noqa: E402
 from differential.run import TORCH_SECONDS, as_run  # noqa: E402
+from harness.facts import walk_frames  # noqa: E402
 from harness.runner import Run  # noqa: E402
 from target import MAX_INPUT, READERS, libfuzzer_args  # noqa: E402
 
@@ -72,7 +73,7 @@ def reference_run(data: bytes) -> Run:
     try:
         desc = torchfmt.describe_document(torchfmt.read_bytes(data))
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 20_000))  # as torchfmt's CLI does to write deep descriptions
+        sys.setrecursionlimit(max(limit, walk_frames()))  # as torchfmt's CLI does to write deep descriptions
         try:
             run.description = json.loads(json.dumps(desc))
         finally:

@@ -7,7 +7,7 @@ and answers on one line what the command would have printed and the status it wo
 (``sys.stdout``, ``sys.stderr``); anything written on file descriptor 1 by other means (a C library, a
 child process given the inherited descriptor) goes to stderr, never into the answers.  The standard
 library only: adapters run it under other Pythons (torch113's Debian one, the venvs of ptloader,
-tinygrad and torchfile).
+tinygrad and torchfile); the hint variables come from harness/facts.py, which needs no more.
 """
 
 from __future__ import annotations
@@ -19,10 +19,14 @@ import sys
 import traceback
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 from typing import Any
 
-#: The variables a request's hints set (spec/canonical.md#canonical-t7-hints).
-HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # conformance/: harness.facts (the stdlib only)
+from harness.facts import hint_variables  # noqa: E402
+
+#: The variables a request's hints set (spec/canonical.md#canonical-t7-hints, its generated table).
+HINTS = hint_variables()
 
 
 class _Pieces(io.RawIOBase):

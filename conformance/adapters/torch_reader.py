@@ -28,7 +28,9 @@ _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parents[1]
 sys.path.insert(0, str(_ROOT / "conformance" / "generators"))
 sys.path.insert(0, str(_ROOT / "conformance"))  # harness.vocabulary: the closed set of error codes
-_T7_HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
+from harness.facts import hint_variables, walk_frames  # noqa: E402  (spec/canonical.md#canonical-t7-hints)
+
+_T7_HINTS = hint_variables()
 
 #: torch's failure messages -> the closest code, first match wins (spec/canonical.md#canonical-error-codes).
 _RULES: tuple[tuple[str, str], ...] = (
@@ -80,7 +82,7 @@ def main(argv: list[str], *, weights_only: bool = True) -> int:
     if path.endswith(".t7") or any(v in os.environ for v in _T7_HINTS):
         return _fail("unsupported", "t7-binary/t7-ascii (PyTorch cannot read Lua Torch files)", 2)
     warnings.simplefilter("ignore")
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # deep nesting, JSON output included
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), walk_frames()))  # deep nesting, JSON output included
     import torch  # noqa: F401  (imported late: a usage error needs no torch)
     import torch_describe as td
     from harness.vocabulary import error_codes  # read from errors.py as data

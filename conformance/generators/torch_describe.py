@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from harness.facts import limit, walk_frames
 
 DESCRIPTION_VERSION = 0
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
@@ -44,12 +45,12 @@ class Declined(Exception):
 
 
 #: spec/canonical.md#canonical-node-budget: a description holds at most this many VALUE nodes and this many
-#: bytes of str/bytes text.  The numbers are torchfmt.limits' NODE_BUDGET and TEXT_BUDGET (this module never
-#: imports torchfmt; conformance/tests/test_torch_describe_budget.py checks they are equal).  What torch
-#: loads past them has no description: the describer declines it as soon as it knows, instead of writing
-#: gigabytes for a tuple or text bomb that torch loaded in a millisecond.
-NODE_BUDGET = 500_000
-TEXT_BUDGET = 1 << 28
+#: bytes of str/bytes text: the spec's table of limits (harness/facts.py; this module never imports torchfmt,
+#: conformance/tests/test_torch_describe_budget.py checks they are the reader's).  What torch loads past them
+#: has no description: the describer declines it as soon as it knows, instead of writing gigabytes for a
+#: tuple or text bomb that torch loaded in a millisecond.
+NODE_BUDGET = limit("NODE_BUDGET")
+TEXT_BUDGET = limit("TEXT_BUDGET")
 
 
 def _over_budget(what: str) -> str:
@@ -517,7 +518,7 @@ def describe(obj: Any, fmt: str, notes: dict[str, Any] | None = None,
     d = Describer(locations)
     # Raised for good, never put back: the limit is one per process, and a save-and-restore here, in a
     # thread beside torchfmt.recursion's blocks (the suite's), would put back a limit raised by them.
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), walk_frames()))
     d.walk(obj)
     objects = [d.emit(obj)]
     doc: dict[str, Any] = {"description_version": DESCRIPTION_VERSION, "format": fmt,

@@ -46,6 +46,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # conformance/: ha
 import torch_describe as td  # noqa: E402
 from case_folder import write_expected  # noqa: E402
 from harness.expected import read_expected_bytes  # noqa: E402
+from harness.facts import walk_frames  # noqa: E402
 
 GENERATOR = "conformance/generators/torch_pt.py"
 ROOT = Path(__file__).resolve().parents[2]
@@ -1196,7 +1197,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", type=Path, help="cross-check every case of this generator with this torch")
     args = p.parse_args(argv)
     warnings.simplefilter("ignore")
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # deep-nesting cases, JSON included
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), walk_frames()))  # deep-nesting cases, JSON included
     if args.check:
         return check(args.check)
     if not args.out:

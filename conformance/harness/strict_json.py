@@ -18,10 +18,12 @@ from typing import Any
 
 from torchfmt.recursion import recursion_limit
 
+from .facts import walk_frames
+
 #: The recursion limit while parsing: a description of values nested 1,000 deep (the depth every reader
 #: must accept, spec/canonical.md#canonical-node-budget) nests about three JSON containers per level, and
 #: the standard limit (1,000) would call such a document unparsable (found by the differential fuzzer).
-DEPTH = 20_000
+DEPTH = walk_frames()
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import yaml
 
+from .facts import hint_env, t7_hints
+
 ROOT = Path(__file__).resolve().parents[2]
 CONFORMANCE = ROOT / "conformance"
 FEATURES_FILE = CONFORMANCE / "features.yaml"
@@ -26,14 +28,10 @@ SPEC_DIR = ROOT / "spec"
 
 FORMATS = ("pt-zip", "pt-legacy", "pt-tar", "pt-torchscript", "t7-binary", "t7-ascii")
 CATEGORIES = ("accept", "reject", "impl")
-HINT_VALUES: dict[str, tuple[object, ...]] = {
-    "mode": ("binary", "ascii"),
-    "long_size": (4, 8),
-    "byte_order": ("little", "big"),
-}
-#: Environment variable per hint (spec/canonical.md#canonical-t7-hints).
-HINT_ENV = {"mode": "TORCHFMT_T7_MODE", "long_size": "TORCHFMT_T7_LONG_SIZE",
-            "byte_order": "TORCHFMT_T7_BYTE_ORDER"}
+#: The values each ``.t7`` hint may take, and the environment variable per hint
+#: (spec/canonical.md#canonical-t7-hints, its generated table: harness/facts.py).
+HINT_VALUES: dict[str, tuple[object, ...]] = {h.key: h.values for h in t7_hints().values()}
+HINT_ENV: dict[str, str] = hint_env()
 FEATURE_SECTIONS = ("dtype", "layout", "container", "t7", "pickle", "adversarial")
 ANCHOR_RE = re.compile(r"^([a-z0-9-]+\.md)#([a-z0-9][a-z0-9-]*)$")
 _FEATURE_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")

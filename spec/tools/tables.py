@@ -93,6 +93,17 @@ def limits_table() -> str:
     return markdown_table(("limit", "value", "counts", "stated in"), rows)
 
 
+def t7_hints_table() -> str:
+    """The hints the suite hands a reader (spec/canonical.md#canonical-t7-hints): each ``case.yaml`` key,
+    its environment variable and the values it may take, from :data:`torchfmt.t7.encodings.HINT_ENV` and
+    :data:`~torchfmt.t7.encodings.HINT_VALUES`."""
+    from torchfmt.t7.encodings import HINT_ENV, HINT_VALUES
+
+    rows = [(_code(key), _code(var), ", ".join(_code(str(v)) for v in HINT_VALUES[key]))
+            for key, var in HINT_ENV.items()]
+    return markdown_table(("hint (`case.yaml` key)", "environment variable", "values"), rows)
+
+
 def refusal_table() -> str:
     """What ``torchfmt convert`` and ``slim`` refuse (spec/t7.md#t7-convert-refusals), from
     :data:`torchfmt.tools.convert.REFUSALS` (same words, same order)."""
@@ -109,6 +120,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "error-codes": error_table,
     "reader-limits": limits_table,
     "convert-refusals": refusal_table,
+    "t7-hints": t7_hints_table,
 }
 
 

@@ -2,7 +2,8 @@
 // The project's facts, read as data from the spec's generated tables (never restated here): error codes
 // (spec/canonical.md#canonical-error-codes), reader limits (#canonical-node-budget), pickle opcodes and
 // the allowlist (spec/pickle.md#pickle-opcodes, #pickle-globals), dtypes, their arithmetic and the tensor
-// properties (spec/tensors.md#tensors-dtype-table, #tensors-conj-neg, #tensors-python-state).  The same
+// properties (spec/tensors.md#tensors-dtype-table, #tensors-conj-neg, #tensors-python-state), the .t7 hints'
+// variables (spec/canonical.md#canonical-t7-hints).  The same
 // tables conformance/adapters/kaitai/facts.py reads.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -62,6 +63,8 @@ const BY_STORAGE_CLASS = Object.fromEntries(Object.values(DTYPES).filter((d) => 
   .map((d) => [d.storageClass, d]));
 const BY_T7_CLASS = Object.fromEntries(Object.values(DTYPES).filter((d) => d.t7Class).map((d) => [d.t7Class, d]));
 const TENSOR_PROPERTIES = new Set(generatedTable(tensors, 'tensor-properties').map((r) => r[0]));
+/** `case.yaml` key -> the environment variable that hands the .t7 hint over (spec/canonical.md#canonical-t7-hints). */
+const HINT_ENV = Object.fromEntries(generatedTable(canonical, 't7-hints').map((r) => [r[0], r[1]]));
 
 module.exports = { ROOT, generatedTable, ERROR_CODES, LIMITS, OPCODES, ALLOWLIST, DTYPES, BY_STORAGE_CLASS,
-  BY_T7_CLASS, TENSOR_PROPERTIES };
+  BY_T7_CLASS, TENSOR_PROPERTIES, HINT_ENV };

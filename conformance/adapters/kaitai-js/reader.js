@@ -15,7 +15,8 @@ const { describe, toJson } = require('./describe.js');
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 /** Bytes an ascii .t7 stream starts with (spec/t7.md#t7-detect): never the first byte of a tar torch wrote. */
 const T7_ASCII_START = new Set([...' \t\n\v\f\r+-0123456789'].map((c) => c.charCodeAt(0)));
-const HINTS = ['TORCHFMT_T7_MODE', 'TORCHFMT_T7_LONG_SIZE', 'TORCHFMT_T7_BYTE_ORDER'];
+/** The variables a request's hints set (spec/canonical.md#canonical-t7-hints, its generated table). */
+const HINTS = Object.values(require('./facts.js').HINT_ENV);
 
 const startsWith = (b, sig, at = 0) => sig.every((x, i) => b[at + i] === x);
 const ascii = (s) => [...s].map((c) => c.charCodeAt(0));

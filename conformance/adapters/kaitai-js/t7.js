@@ -7,14 +7,13 @@
 // generated type's _read is wrapped to keep the objects still being read (`reading`): after a failure they
 // say where it happened and what a reader would have met first, as the Python adapter finds them in the
 // failure's frames.
-const { BY_T7_CLASS, LIMITS } = require('./facts.js');
+const { BY_T7_CLASS, HINT_ENV, LIMITS } = require('./facts.js');
 const V = require('./values.js');
 const P = require('./parsers.js');
 const T = require('./text.js');
 const { describe } = require('./describe.js');
 
 const K = P.KaitaiStream;
-const HINT_ENV = { mode: 'TORCHFMT_T7_MODE', long_size: 'TORCHFMT_T7_LONG_SIZE', byte_order: 'TORCHFMT_T7_BYTE_ORDER' };
 const ASCII_START = new Set([...' \t\n\v\f\r+-0123456789'].map((c) => c.charCodeAt(0)));
 const FUNCTION_KINDS = { lua_function: 'function', legacy_recur_function: 'legacy_recursive', recur_function: 'recursive' };
 const { T7_NDIM: MAX_NDIM, T7_DEPTH: MAX_NESTING, T7_OBJECTS: MAX_OBJECTS } = LIMITS;

@@ -1,7 +1,8 @@
 """The project's facts, read as data (never imported from torchfmt): the closed set of error codes
 (reference_impl/torchfmt/errors.py ``ERROR_CODES``, spec/canonical.md#canonical-error-codes; read by the
 torch-free harness, conformance/harness/vocabulary.py, which needs conformance/ on ``sys.path``), and the
-tables the spec holds as generated tables: opcodes and the allowlist (spec/pickle.md#pickle-opcodes,
+tables the spec holds as generated tables (read by conformance/harness/facts.py: the reader limits, the
+.t7 hints): opcodes and the allowlist (spec/pickle.md#pickle-opcodes,
 #pickle-globals), dtypes (spec/tensors.md#tensors-dtype-table).
 """
 
@@ -14,21 +15,11 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+from harness.facts import generated_table, hint_env, limits  # noqa: F401  (the suite's facts, re-exported)
 from harness.vocabulary import error_codes as error_codes  # the suite's own reading of errors.py
 
 ROOT = Path(__file__).resolve().parents[3]
 PICKLE_SPEC = ROOT / "spec" / "pickle.md"
-
-
-def generated_table(text: str, name: str) -> list[list[str]]:
-    """The body rows of the table between ``<!-- generated: NAME ...-->`` and its end marker, each
-    cell stripped of spaces and backticks."""
-    key = re.escape(name)
-    m = re.search(rf"<!-- generated: {key};.*?-->\n(.*?)<!-- end generated: {key} -->", text, re.S)
-    if m is None:
-        raise LookupError(f"no generated table {name!r}")
-    rows = [line for line in m.group(1).splitlines() if line.startswith("|")]
-    return [[c.strip().strip("`") for c in row.strip().strip("|").split("|")] for row in rows[2:]]
 
 
 # -- pickle opcodes (spec/pickle.md#pickle-opcodes) --------------------------------------------------
@@ -160,12 +151,3 @@ def tensor_properties() -> frozenset[str]:
     """The names a tensor's pickled state may not set (spec/tensors.md#tensors-python-state)."""
     return frozenset(row[0] for row in generated_table(TENSORS_SPEC.read_text(encoding="utf-8"),
                                                        "tensor-properties"))
-
-
-# -- reader limits (spec/canonical.md#canonical-node-budget, the reader-limits table) -------------------
-
-@cache
-def limits() -> dict[str, int]:
-    """Each limit's value by name, from spec/canonical.md's generated ``reader-limits`` table."""
-    text = (ROOT / "spec" / "canonical.md").read_text(encoding="utf-8")
-    return {row[0]: int(row[1].replace(",", "")) for row in generated_table(text, "reader-limits")}

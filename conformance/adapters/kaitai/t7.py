@@ -21,12 +21,12 @@ import torch_t7_ascii
 from kaitaistruct import KaitaiStream
 
 from .describe import describe
-from .facts import BY_T7_CLASS, DType, limits
+from .facts import BY_T7_CLASS, DType, hint_env, limits
 from .failure import Decline, Reject, from_kaitai
 from .values import LuaFunction, LuaTable, Storage, Tensor, TorchObject
 
-HINT_ENV = {"mode": "TORCHFMT_T7_MODE", "long_size": "TORCHFMT_T7_LONG_SIZE",
-            "byte_order": "TORCHFMT_T7_BYTE_ORDER"}
+#: ``case.yaml`` key -> the variable that hands it over (spec/canonical.md#canonical-t7-hints).
+HINT_ENV = hint_env()
 ASCII_START = frozenset(b" \t\n\v\f\r+-0123456789")
 FUNCTION_KINDS = {"lua_function": "function", "legacy_recur_function": "legacy_recursive",
                   "recur_function": "recursive"}

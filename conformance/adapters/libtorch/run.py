@@ -26,8 +26,9 @@ sys.path.insert(0, str(_ADAPTERS))
 sys.path.insert(0, str(_ADAPTERS.parent))  # harness.vocabulary: the closed set of error codes
 
 import torch_reader  # noqa: E402  (classify: torch's messages -> codes; imports no torch)
+from harness.facts import hint_variables  # noqa: E402  (spec/canonical.md#canonical-t7-hints)
 
-_T7_HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
+_T7_HINTS = hint_variables()
 #: libtorch's own unpickler and reader messages -> codes, tried before torch_reader's rules.
 _RULES: tuple[tuple[str, str], ...] = (
     (r"^std::bad_alloc", "limit-exceeded"),  # an allocation refused under the run's address-space limit

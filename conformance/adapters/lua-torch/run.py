@@ -21,6 +21,12 @@ from pathlib import Path
 
 from luagraph import answer, one_line
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # conformance/: harness.facts
+from harness.facts import hint_env  # noqa: E402
+
+#: ``case.yaml`` key -> the variable that hands it over (spec/canonical.md#canonical-t7-hints).
+HINT_ENV = hint_env()
+
 HERE = Path(__file__).resolve().parent
 DESCRIBE = HERE / "describe.lua"
 ROOT = os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfmt/adapters"
@@ -37,11 +43,11 @@ def lua_command(*args: str) -> list[str]:
 
 def settings(env: dict[str, str]) -> list[str]:
     """describe.lua's options from the case's hints (a hint not given: torch.load's default)."""
-    out = [f"mode={env.get('TORCHFMT_T7_MODE', 'binary')}"]
-    if env.get("TORCHFMT_T7_LONG_SIZE"):
-        out.append(f"long={env['TORCHFMT_T7_LONG_SIZE']}")
-    if env.get("TORCHFMT_T7_BYTE_ORDER"):
-        out.append(f"order={env['TORCHFMT_T7_BYTE_ORDER']}")
+    out = [f"mode={env.get(HINT_ENV['mode'], 'binary')}"]
+    if env.get(HINT_ENV["long_size"]):
+        out.append(f"long={env[HINT_ENV['long_size']]}")
+    if env.get(HINT_ENV["byte_order"]):
+        out.append(f"order={env[HINT_ENV['byte_order']]}")
     return out
 
 
@@ -99,7 +105,7 @@ def main(path: str) -> int:
         status, out, err = answer(
             proc.stdout.decode("utf-8", "replace").splitlines(),
             blobs.read_bytes() if blobs.exists() else b"",
-            os.environ.get("TORCHFMT_T7_MODE", "binary"),
+            os.environ.get(HINT_ENV["mode"], "binary"),
         )
     if out:
         sys.stdout.write(out)
@@ -123,8 +129,7 @@ def batch() -> int:
 
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     memory = limit if limit != resource.RLIM_INFINITY else MEMORY
-    hint_names = {"TORCHFMT_T7_MODE": "mode", "TORCHFMT_T7_LONG_SIZE": "long_size",
-                  "TORCHFMT_T7_BYTE_ORDER": "byte_order"}
+    hint_names = {var: key for key, var in HINT_ENV.items()}
     with LuaWorker(0, memory, env=dict(os.environ), own_session=False, stderr=None) as worker:
 
         def one(path: str) -> int:

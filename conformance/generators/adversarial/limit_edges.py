@@ -11,6 +11,8 @@ import io
 import pickle
 from functools import cache
 
+from harness.facts import limit
+
 from . import assemble as a
 from . import rawzip, sources, wrap
 from .pickle_bounds import MAX_NODES
@@ -19,7 +21,7 @@ from .record import AdvCase, Source
 GEN = "limit_edges.py"
 BUDGET = "canonical.md#canonical-node-budget"
 NO_STORAGE = ("/data/0", "/data/1")
-VIEW_BYTES = 1 << 28  # spec/pickle.md#pickle-limits (generators never import torchfmt)
+VIEW_BYTES = limit("VIEW_BYTES")  # spec/pickle.md#pickle-limits (the spec's table: harness/facts.py)
 WHY = ("the spec bounds a description (nodes, text, the elements its tensors' hashes read) so that a small "
        "file cannot make a reader build or hash without end; torch builds the value and never describes it")
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import pickle
 
+from harness.facts import limit
+
 from . import assemble as a
 from . import sources, wrap
 from .rebuild_semantics import F32
@@ -23,10 +25,10 @@ from .record import AdvCase
 GEN = "pickle_bounds.py"
 NO_STORAGE = ("/data/0", "/data/1")
 LIMITS = ["pickle.md#pickle-limits"]
-#: The reference reader's limits (reference_impl/torchfmt/limits.py; spec/pickle.md#pickle-limits).
-CALL_WORK = 1 << 23
-MAX_DEPTH = 1_000
-MAX_NODES = 500_000
+#: The reader limits these cases reach (spec/pickle.md#pickle-limits; the spec's table: harness/facts.py).
+CALL_WORK = limit("CALL_WORK")
+MAX_DEPTH = limit("VALUE_DEPTH")
+MAX_NODES = limit("NODE_BUDGET")
 WHY_MEASURED = ("torch's unpickler shares the value and torch never looks at sys_info; the spec measures "
                 "every pickle's finished value against its limits, sys_info's included (pickle-limits)")
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import pickle
 import struct
 
+from harness.facts import limit
+
 from . import assemble as a
 from .argument_checks import _float, _per_tensor, _qtensor
 from .rebuild_semantics import G, doc, ints, pid, v2, zip_cases
@@ -20,8 +22,8 @@ from .record import AdvCase
 
 GEN = "rebuild_checks.py"
 T, F = pickle.NEWTRUE, pickle.NEWFALSE
-#: VIEW_BYTES of spec/pickle.md#pickle-limits (stated here: generators never import torchfmt)
-VIEW_BYTES = 1 << 28
+#: VIEW_BYTES of spec/pickle.md#pickle-limits (the spec's table: harness/facts.py)
+VIEW_BYTES = limit("VIEW_BYTES")
 
 
 def rebuild_check_cases() -> list[AdvCase]:
