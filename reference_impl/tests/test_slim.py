@@ -109,7 +109,8 @@ def test_tie_equal_is_asked_and_said(tmp_path: Path) -> None:
     report = slim(str(tmp_path / "in.pt"), str(tmp_path / "out.pt"), tie_equal=True)
     out = _load(tmp_path / "out.pt")
     assert report.storages_tied == 1 and report.tie_equal
-    assert "1 storages with equal bytes tied to another" in report.line()
+    assert "1 storage with equal bytes tied to another" in report.line()
+    assert "; 0 storages trimmed," in report.line()
     assert report.json()["storages_tied"] == 1
     assert _ptr(out["a"]) == _ptr(out["b"]) != _ptr(out["c"])
     assert torch.equal(out["b"], w) and torch.equal(out["c"], w + 1)
@@ -295,3 +296,12 @@ def test_lua_module_under_a_table_key_and_shared_grads(tmp_path: Path) -> None:
     assert a["weight"] is b["weight"] and np.array_equal(np.asarray(a["weight"]), np.asarray(weight))
     assert a["gradWeight"] is b["gradWeight"] and a["gradWeight"].storage is None
     assert a["gradWeight"].dtype == grad.dtype
+
+
+@needs_torch
+@pytest.mark.spec("slim.md#slim-report")
+def test_one_storage_is_said_as_one(tmp_path: Path) -> None:
+    big = torch.randn(10_000)
+    torch.save({"view": big[:10]}, tmp_path / "in.pt")
+    report = slim(str(tmp_path / "in.pt"), str(tmp_path / "out.pt"))
+    assert report.storages_trimmed == 1 and "; 1 storage trimmed" in report.line(), report.line()

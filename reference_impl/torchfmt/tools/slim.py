@@ -80,14 +80,19 @@ class SlimReport:
             shown = ", ".join(self.dropped[:8]) + (f" and {len(self.dropped) - 8} more"
                                                   if len(self.dropped) > 8 else "")
             drop = f"; dropped {len(self.dropped)}: {shown}"
-        tied = (f", {self.storages_tied} storages with equal bytes tied to another (--tie-equal: they now "
+        tied = (f", {_storages(self.storages_tied)} with equal bytes tied to another (--tie-equal: they now "
                 "share one storage)" if self.tie_equal else "")
         return (f"slim {self.source} ({self.source_format}, {human_bytes(self.bytes_before)}): {verb} "
                 f"{self.output} ({self.output_format}, {human_bytes(self.bytes_after or 0)}){share}, "
-                f"level {self.level}; {self.storages_trimmed} storages trimmed{tied}{drop}")
+                f"level {self.level}; {_storages(self.storages_trimmed)} trimmed{tied}{drop}")
 
     def json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def _storages(n: int) -> str:
+    """``1 storage``, ``2 storages``: the report's line says what a user reads aloud."""
+    return f"{n} storage" if n == 1 else f"{n} storages"
 
 
 # -- the object graph ----------------------------------------------------------------------------
