@@ -479,6 +479,18 @@ class _Comparator:
 _ABSENT = object()
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are the same JSON text (members in the same order; ``1``, ``1.0`` and
+    ``true`` differ, as they do in JSON), written by the C encoder; ``False`` for what it cannot write
+    (nested past its recursion guard).  A case's expected description has no difference from itself
+    (conformance/tests/test_harness_compare.py walks every one), so a reader's document that is the same
+    text has none either: the verdict skips :func:`compare`'s walk (a second of a 500,000-node case)."""
+    try:
+        return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return False
+
+
 def compare(expected: dict[str, Any], actual: Any,
             ignore: frozenset[str] = frozenset()) -> list[Difference]:
     """Every difference between the expected description and ``actual`` (empty: they are equal),
