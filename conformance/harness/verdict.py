@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cases import Case
-from .compare import compare, same_json
+from .compare import compare, same_text
 from .runner import Run
 from .schema import document_problems
 
@@ -104,7 +104,7 @@ def judge(case: Case, run: Run | None, *, declined_fails: bool, inert: bool = Fa
         return Verdict("fail", f"accepted a {case.category} case{expected}{why(case)}", "accepted-wrongly")
     if case.description is None:
         return Verdict("pass", "accepted (the case fixes no description)")
-    diffs = [] if not unexpressed and same_json(case.description, run.description) \
+    diffs = [] if not unexpressed and same_text(case.description, run.description) \
         else compare(case.description, run.description, unexpressed)
     partial = f" (partial comparison: {', '.join(sorted(unexpressed))} not compared)" if unexpressed else ""
     if diffs:
