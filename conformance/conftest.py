@@ -385,6 +385,7 @@ class Suite:
         for session in self.batch_sessions:
             session.close()
             self.late += session.late
+        sandbox.removals_done()
         durations.save(self.reader.name, {r["id"]: r["seconds"] for r in self.results
                                           if r["seconds"] is not None})
 
