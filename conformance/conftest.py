@@ -17,8 +17,9 @@ reference reader so) is started once per run in flight and answers case after ca
 (spec/canonical.md#canonical-reader-batch, harness/batch.py); ``--per-process`` runs it one process per
 file instead.  In batch mode a random sample of the cases (``--batch-recheck``, seed ``--batch-seed``; with
 ``--batch-recheck-failures`` every failure too) also runs one process per file, and a case whose two
-verdicts differ fails, saying both.  Runs start slowest first by the reader's last run
-(harness/durations.py), the order of the verdicts aside.
+verdicts differ fails, saying both.  One worker takes the slow runs first (by the reader's last run, or
+bombs in its first: harness/durations.py, harness/lanes.py) and the others the runs in the order their
+tests judge them, so that the first verdicts show at once.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import shlex
 import sys
 import time
 import zlib
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from harness import durations, readers, sandbox, warm  # noqa: E402
 from harness.batch import BatchSession  # noqa: E402
 from harness.cases import Case, corpus_root  # noqa: E402
 from harness.gate import Gate, runs_alone  # noqa: E402
+from harness.lanes import Lanes  # noqa: E402
 from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
 from harness.verdict import Verdict, harness_error, judge  # noqa: E402
 
@@ -184,7 +186,7 @@ class Suite:
         self.formats = _split(config.getoption("--format"))
         self.features = set(_split(config.getoption("--features")))
         self.declines = _split(config.getoption("--declines"))
-        self.pool: ThreadPoolExecutor | None = None
+        self.pool: Lanes | None = None
         #: Warm servers for the reference reader, one per run in flight (harness/warm.py).
         self.warm: queue.Queue[warm.WarmServer] | None = None
         self.warm_servers: list[warm.WarmServer] = []
@@ -310,10 +312,10 @@ class Suite:
                                f"{alone.outcome}/{alone.kind} ({first(alone)}) from "
                                f"`{' '.join(self.per_process)} PATH`", "batch-differs")
 
-    def pool_submit(self, fn: Any, *args: Any) -> Future[Run]:
+    def pool_submit(self, fn: Any, *args: Any, slow: bool = False) -> Future[Run]:
         if self.pool is None:
-            self.pool = ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="reader")
-        return self.pool.submit(fn, *args)
+            self.pool = Lanes(self.jobs)
+        return self.pool.submit(fn, *args, slow=slow)
 
     def prefetch(self, cases: list[Case]) -> None:
         runnable = [c for c in cases if self.gives(c.loaded()) and c.id not in self.futures]
@@ -333,8 +335,15 @@ class Suite:
             jobs += [(self.rechecks, c, self.run_process)
                      for c in [*always, *random.Random(self.seed).sample(rest, count)]]
         jobs += [(self.futures, c, self.run) for c in runnable]
-        for table, c, how in durations.slow_first(jobs, [c.id for _, c, _ in jobs], self.last_seconds):
-            table[c.id] = self.pool_submit(how, c.path, c.hints, (CANARY, *c.canaries))
+        slow, quick = durations.split(jobs, [c.id for _, c, _ in jobs], self.last_seconds,
+                                      [c.features for _, c, _ in jobs])
+        if self.pool is None:
+            self.pool = Lanes(self.jobs)
+        chosen = [(lane, job) for lane, part in ((True, slow), (False, quick)) for job in part]
+        futures = self.pool.submit_all([(how, (c.path, c.hints, (CANARY, *c.canaries)), lane)
+                                        for lane, (_, c, how) in chosen])
+        for (_, (table, c, _)), future in zip(chosen, futures, strict=True):
+            table[c.id] = future
 
     def result(self, case: Case) -> Run:
         future = self.futures.pop(case.id, None)
@@ -379,12 +388,14 @@ class Suite:
 
     def close(self) -> None:
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool.quiet(cancel_futures=True)
         for server in self.warm_servers:
             server.close()
         for session in self.batch_sessions:
             session.close()
             self.late += session.late
+        if self.pool is not None:  # after the sessions: their processes die with the thread that started them
+            self.pool.shutdown()
         sandbox.removals_done()
         durations.save(self.reader.name, {r["id"]: r["seconds"] for r in self.results
                                           if r["seconds"] is not None})

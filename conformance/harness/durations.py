@@ -1,8 +1,9 @@
-"""How long each case took a reader the last time, to start the slow ones first.
+"""How long each case took a reader the last time, to run the slow ones beside the others.
 
-The suite starts its runs in a small pool (conformance/conftest.py); a case that takes a reader tens of
-seconds (an expansion bomb) started last keeps one worker busy after all the others are done, and the
-run's wall time is that case's plus everything before it.  Started first, it runs beside the rest.
+The suite starts its runs in a small pool (conformance/conftest.py, harness/lanes.py); a case that takes
+a reader tens of seconds (an expansion bomb) started last keeps one worker busy after all the others are
+done, and the run's wall time is that case's plus everything before it; started first on every worker,
+it keeps the first verdicts off the screen.  One worker takes them first, the others the rest.
 Which cases are slow is a reader's own trait, learnt from its last run:
 ``~/.cache/torchfmt/durations/<reader>.json`` (``$TORCHFMT_DURATIONS_DIR`` elsewhere) maps a case's id
 to its seconds.  Only the order of the runs depends on it, never a verdict (answers must not depend on
@@ -19,8 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-#: A case that took at least this long last time is started before the others.
+#: A case that took at least this long last time is slow: started beside the others (harness/lanes.py).
 SLOW_SECONDS = 1.0
+#: The cases a reader has not run yet that are taken as slow: bombs, which a reader without bounds ends
+#: at the time limit.
+SLOW_FEATURES = frozenset({"adv-expansion-bomb"})
 T = TypeVar("T")
 
 
@@ -62,10 +66,17 @@ def save(reader: str, seconds: Mapping[str, float]) -> None:
         pass
 
 
-def slow_first(items: Sequence[T], ids: Sequence[str], known: Mapping[str, float]) -> list[T]:
-    """``items`` with those whose id took :data:`SLOW_SECONDS` or more last time first (slowest first),
-    the others after them in their own order (the order their tests judge them in)."""
-    slow = sorted((i for i, k in enumerate(ids) if known.get(k, 0.0) >= SLOW_SECONDS),
-                  key=lambda i: -known[ids[i]])
-    chosen = set(slow)
-    return [items[i] for i in slow] + [x for i, x in enumerate(items) if i not in chosen]
+def split(items: Sequence[T], ids: Sequence[str], known: Mapping[str, float],
+          features: Sequence[Sequence[str]] | None = None) -> tuple[list[T], list[T]]:
+    """``items`` as (the slow ones, slowest first; the others in their own order, the order their tests
+    judge them in): slow is :data:`SLOW_SECONDS` or more last time, or, for a case the reader has no
+    seconds of yet, a feature of :data:`SLOW_FEATURES` (``features``: each item's).  harness/lanes.py
+    runs the slow ones beside the others, so that the first verdicts show at once."""
+    def slow(i: int) -> bool:
+        if ids[i] in known:
+            return known[ids[i]] >= SLOW_SECONDS
+        return features is not None and bool(SLOW_FEATURES & set(features[i]))
+
+    chosen = sorted((i for i in range(len(items)) if slow(i)), key=lambda i: -known.get(ids[i], 0.0))
+    picked = set(chosen)
+    return [items[i] for i in chosen], [x for i, x in enumerate(items) if i not in picked]
