@@ -49,7 +49,7 @@ def _json(desc: dict[str, Any]) -> str:
 
 
 def _outcome(data: bytes, hints: Hints, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(reader, "FAST", fast)
+    monkeypatch.setattr("torchfmt.fast.ENABLED", fast)
     try:
         return _json(describe_document(read_bytes(data, hints)))
     except (FormatError, Unsupported) as e:
@@ -232,7 +232,7 @@ def test_limits_see_the_same_objects_and_depth(monkeypatch: pytest.MonkeyPatch) 
     data = table(1, string(b"inner"), inner, string(b"x"), _float_entry(11, [2], [1], 1, 2))
 
     def read(fast: bool, **limits: int) -> Any:
-        monkeypatch.setattr(reader, "FAST", fast)
+        monkeypatch.setattr("torchfmt.fast.ENABLED", fast)
         try:
             objs = ObjectReader(BinaryEncoding(memoryview(data)), **limits).read_stream()
             return _json(describe_document(reader.Document("t7-binary", objs)))
@@ -275,7 +275,7 @@ def _same_through_file(data: bytes, path: Path, monkeypatch: pytest.MonkeyPatch,
     some headers read from it with pread), against the checked path reading the bytes."""
     hints = hints or Hints()
     path.write_bytes(data)
-    monkeypatch.setattr(reader, "FAST", True)
+    monkeypatch.setattr("torchfmt.fast.ENABLED", True)
     try:
         fast = _json(describe_document(open_document(path, hints)))
     except (FormatError, Unsupported) as e:
@@ -341,7 +341,7 @@ def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.Monk
                                          for k in range(5)], index=24)
 
     def objects(fast: bool) -> list[Any]:
-        monkeypatch.setattr(reader, "FAST", fast)
+        monkeypatch.setattr("torchfmt.fast.ENABLED", fast)
         enc = BinaryEncoding(memoryview(data))
         r = ObjectReader(enc)
         return [r.read_object(), r.read_object(), *r.objects]

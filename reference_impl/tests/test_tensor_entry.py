@@ -12,11 +12,13 @@ import dataclasses
 import io
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from fast_switch import fast_paths
 from torchfmt import describe_document, read_bytes, writer
 from torchfmt.dtypes import BY_NAME
 from torchfmt.errors import FormatError, Unsupported
@@ -54,13 +56,22 @@ def outcome(read: Callable[[], Any]) -> tuple[Any, ...]:
 
 
 def both_ways(read: Callable[[], Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    fast = outcome(read)
-    tensor_entry.ENABLED = False
-    try:
+    with fast_paths(True):
+        fast = outcome(read)
+    with fast_paths(False):
         slow = outcome(read)
-    finally:
-        tensor_entry.ENABLED = True
     return fast, slow
+
+
+@contextmanager
+def no_runs() -> Iterator[None]:
+    """The fast path taking one entry at a time: no entry it takes starts a run (tensor_run.py)."""
+    layout = tensor_run.layout
+    tensor_run.layout = lambda *args: None
+    try:
+        yield
+    finally:
+        tensor_run.layout = layout
 
 
 def describe_bytes(data: bytes) -> Callable[[], Any]:
@@ -89,12 +100,10 @@ def test_every_case_reads_the_same_without_runs() -> None:
     same description or error (so a run that is never made only costs time)."""
     differ, taken = [], 0
     for name, data in _files():
-        with_runs = outcome(describe_bytes(data))
-        tensor_run.ENABLED = False
-        try:
-            without = outcome(describe_bytes(data))
-        finally:
-            tensor_run.ENABLED = True
+        with fast_paths(True):
+            with_runs = outcome(describe_bytes(data))
+            with no_runs():
+                without = outcome(describe_bytes(data))
         taken += 1
         if with_runs != without:
             differ.append(name)
@@ -160,13 +169,10 @@ def test_one_changed_byte_anywhere_reads_the_same_both_ways(case_id: str, monkey
 
 def _work(p: _Pickle) -> int:
     """The call work the unchanged pickle needs, from a run without the fast path."""
-    tensor_entry.ENABLED = False
-    try:
+    with fast_paths(False):
         machine = Machine(p.pkl, persistent_load=StorageRecords(p.archive, "data/"))
         machine.load_exact(0, len(p.pkl))
         return machine.work
-    finally:
-        tensor_entry.ENABLED = True
 
 
 @pytest.mark.parametrize("case_id", MUTATED)
@@ -193,12 +199,10 @@ def _opcodes(pkl: bytes) -> int:
 def three_ways(read: Callable[[], Any]) -> tuple[Any, ...]:
     """The outcome with runs, and checks it equals the outcomes with the fast path alone and with
     neither."""
-    fast = outcome(read)
-    tensor_run.ENABLED = False
-    try:
+    with fast_paths(True):
+        fast = outcome(read)
+    with no_runs():
         single, slow = both_ways(read)
-    finally:
-        tensor_run.ENABLED = True
     assert fast == single == slow, f"{fast!r:.300} / {single!r:.300} / {slow!r:.300}"
     return fast
 
@@ -288,12 +292,10 @@ def test_a_varied_state_dict_reads_the_same_three_ways(monkeypatch: Any) -> None
 
 def test_a_run_makes_the_objects_the_checked_path_makes() -> None:
     data = _written(_state_dict(120))
-    fast = read_bytes(data).objects[0]
-    tensor_entry.ENABLED = False
-    try:
+    with fast_paths(True):
+        fast = read_bytes(data).objects[0]
+    with fast_paths(False):
         slow = read_bytes(data).objects[0]
-    finally:
-        tensor_entry.ENABLED = True
     assert list(fast) == list(slow)
     for k in fast:
         a, b = fast[k], slow[k]

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fast
 from ..errors import FormatError, quote
 from ..limits import Limits
 from ..model import Global, OpaqueObject, Storage, Tensor
@@ -188,13 +189,13 @@ class Machine:
         # Equal-hash keys compare element by element (C recursion that counts against Python's limit);
         # tuples nest at most max_depth deep here, so a limit above it keeps such a comparison legal.
         ran, max_ops = 0, self.limits.max_opcodes
-        fast = tensor_entry.ENABLED
+        fast_on = fast.ENABLED
         with recursion_limit(4 * self.limits.max_depth + 1_000):
             while not self.done:
                 self.at = pos = self.pos
                 if pos >= end:
                     raise FormatError(missing_stop, pos, "the pickle ends without STOP")
-                if fast and buf[pos] in _FAST_STARTS:
+                if fast_on and buf[pos] in _FAST_STARTS:
                     taken = tensor_entry.run(self, pos, ran)
                     if taken:
                         ran += taken

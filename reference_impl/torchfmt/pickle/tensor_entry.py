@@ -54,8 +54,6 @@ _U16 = struct.Struct("<H")
 _I32 = struct.Struct("<i")
 _U32 = struct.Struct("<I")
 
-#: Whether the machine takes the fast path (the equivalence tests turn it off).
-ENABLED = True
 REBUILD = ("torch._utils", "_rebuild_tensor_v2")
 ORDERED_DICT = ("collections", "OrderedDict")
 #: Arguments of ``_rebuild_tensor_v2`` without metadata: what the call work counts beyond the tuples.
@@ -89,7 +87,7 @@ def run(m: Running, pos: int, ran: int) -> int:
         return 0
     _effects(m, seq, entry, work)
     keyed, key_fresh, location_fresh = seq[18], seq[7], seq[9]
-    if not (tensor_run.ENABLED and keyed and key_fresh and not location_fresh):
+    if not (keyed and key_fresh and not location_fresh):
         return ops
     lay = tensor_run.layout(m, pos, m.pos, None if size is None else len(size),
                             None if stride is None else len(stride), ops, work - m_work,

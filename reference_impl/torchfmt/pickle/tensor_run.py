@@ -42,9 +42,6 @@ if TYPE_CHECKING:
     from .globals import Allowed
     from .running import Running
 
-#: Whether taken entries start runs (the equivalence tests turn it off).
-ENABLED = True
-
 _BINUNICODE = 0x58
 #: Argument formats of the opcodes a layout holds (struct codes); ``None``: no argument.
 _ARGS: dict[int, str | None] = {

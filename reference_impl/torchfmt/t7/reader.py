@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from types import GeneratorType
 from typing import Any
 
+from .. import fast
 from ..errors import FormatError, Unsupported
 from ..limits import T7_DEPTH, T7_NDIM, T7_OBJECTS, VIEW_BYTES
 from ..model import Document, LuaFunction, LuaTable, Storage, Tensor, TorchObject
@@ -140,8 +141,8 @@ class ObjectReader:
         self.composites = 0
         #: The composite readers open in :meth:`read_object` (their count is the nesting depth).
         self._stack: list[_Reader] = []
-        #: The fast paths read binary streams only, and never when :data:`FAST` is off.
-        self._fast = FAST and type(enc) is BinaryEncoding
+        #: The fast paths read binary streams only, and never when :data:`torchfmt.fast.ENABLED` is off.
+        self._fast = fast.ENABLED and type(enc) is BinaryEncoding
         #: The open file ``enc.buf`` maps, if any: :meth:`_fast_run` reads headers after big storages
         #: from it.
         self._fd = fd if self._fast and _PREAD is not None else None
@@ -821,8 +822,6 @@ def _check_view(sizes: tuple[int, ...], strides: tuple[int, ...], offset: int,
 
 
 # -- what the fast paths know (spec/t7.md#t7-tensor) ----------------------------------------------
-#: Whether :class:`ObjectReader` takes its fast paths (a test turns them off to compare).
-FAST = True
 _TENSOR_CLASSES = {name.encode(): info for name, info in classes.CLASSES.items()
                    if info.kind == classes.TENSOR}
 _STORAGE_CLASSES = {name.encode(): info for name, info in classes.CLASSES.items()
