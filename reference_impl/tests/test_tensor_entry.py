@@ -1,4 +1,4 @@
-"""The pickle machine's tensor fast path (torchfmt/pickle/tensor_entry.py) changes nothing but speed.
+"""The pickle machine's tensor fast path (torchfmt/fast/pickle_entry.py) changes nothing but speed.
 
 Every committed and corpus ``.pt`` case, the adversarial families and seeded mutations of the accept files
 read the same with the fast path and without it: the same description, or the same error (class, code,
@@ -22,8 +22,8 @@ from fast_switch import fast_paths
 from torchfmt import describe_document, read_bytes, writer
 from torchfmt.dtypes import BY_NAME
 from torchfmt.errors import FormatError, Unsupported
+from torchfmt.fast import pickle_entry, pickle_run
 from torchfmt.model import Document, Storage, Tensor
-from torchfmt.pickle import tensor_entry, tensor_run
 from torchfmt.pickle.machine import LIMITS, Limits, Machine
 from torchfmt.pt.archive import Archive, StorageRecords
 from torchfmt.pt.ziparchive import read_members
@@ -65,13 +65,13 @@ def both_ways(read: Callable[[], Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]
 
 @contextmanager
 def no_runs() -> Iterator[None]:
-    """The fast path taking one entry at a time: no entry it takes starts a run (tensor_run.py)."""
-    layout = tensor_run.layout
-    tensor_run.layout = lambda *args: None
+    """The fast path taking one entry at a time: no entry it takes starts a run (pickle_run.py)."""
+    layout = pickle_run.layout
+    pickle_run.layout = lambda *args: None
     try:
         yield
     finally:
-        tensor_run.layout = layout
+        pickle_run.layout = layout
 
 
 def describe_bytes(data: bytes) -> Callable[[], Any]:
@@ -96,7 +96,7 @@ def test_every_case_reads_the_same_both_ways() -> None:
 
 
 def test_every_case_reads_the_same_without_runs() -> None:
-    """Runs (tensor_run.py) change nothing on any case: the fast path taking one entry at a time gives the
+    """Runs (pickle_run.py) change nothing on any case: the fast path taking one entry at a time gives the
     same description or error (so a run that is never made only costs time)."""
     differ, taken = [], 0
     for name, data in _files():
@@ -155,8 +155,8 @@ class _Pickle:
 def test_one_changed_byte_anywhere_reads_the_same_both_ways(case_id: str, monkeypatch: Any) -> None:
     p = _Pickle.of(case_id)
     taken: list[int] = []
-    effects = tensor_entry._effects
-    monkeypatch.setattr(tensor_entry, "_effects", lambda *a: (taken.append(1), effects(*a))[1])
+    effects = pickle_entry._effects
+    monkeypatch.setattr(pickle_entry, "_effects", lambda *a: (taken.append(1), effects(*a))[1])
     assert p.run(p.pkl)[0] == "read"
     assert taken, "the fast path never ran on the unchanged pickle"
     outcomes = set()
@@ -195,7 +195,7 @@ def _opcodes(pkl: bytes) -> int:
     return sum(1 for _ in pickletools.genops(pkl))
 
 
-# -- runs (torchfmt/pickle/tensor_run.py): entries laid out as the last one taken, in one loop ------------
+# -- runs (torchfmt/fast/pickle_run.py): entries laid out as the last one taken, in one loop ------------
 def three_ways(read: Callable[[], Any]) -> tuple[Any, ...]:
     """The outcome with runs, and checks it equals the outcomes with the fast path alone and with
     neither."""
@@ -271,14 +271,14 @@ class _Written(_Pickle):
 def _counting_runs(monkeypatch: Any) -> list[int]:
     """Entries each run takes, as they are taken."""
     taken: list[int] = []
-    take = tensor_run.take
+    take = pickle_run.take
 
     def counted(m: Any, lay: Any, *args: Any) -> int:
         before = len(m.stack)
         n = take(m, lay, *args)
         taken.append((len(m.stack) - before) // 2)  # each entry pushes its key and its tensor
         return n
-    monkeypatch.setattr(tensor_run, "take", counted)
+    monkeypatch.setattr(pickle_run, "take", counted)
     return taken
 
 
