@@ -50,7 +50,7 @@ PACKAGE = ROOT / "reference_impl" / "torchfmt"
 PXDS = Path(__file__).resolve().parent / "cython"
 #: The modules a ``.pt`` load spends its time in (profile of issue 12): the pickle machine and its
 #: tensor fast path, the allowlist, the tensor records, the zip container and its windows.
-MODULES = ("torchfmt.pickle.machine", "torchfmt.pickle.tensor_entry", "torchfmt.pickle.globals",
+MODULES = ("torchfmt.pickle.machine", "torchfmt.fast.pickle_entry", "torchfmt.pickle.globals",
            "torchfmt.pickle.rebuild", "torchfmt.pt.zip", "torchfmt.pt.ziparchive", "torchfmt.windows")
 
 #: One reader in a fresh process: ``python -c WORKER kind path repeat``; prints one JSON line.

@@ -19,7 +19,7 @@ TARGETS = (
     "detect.py", "describe.py", "model.py", "dtypes.py", "limits.py", "walk.py", "windows.py",
     "recursion.py",
     "pickle/globals.py", "pickle/machine.py", "pickle/opcodes.py", "pickle/rebuild.py",
-    "pickle/tensor_entry.py", "pickle/tensor_run.py",
+    "fast/t7.py", "fast/pickle_entry.py", "fast/pickle_run.py",
     "pt/legacy.py", "pt/tar.py", "pt/torchscript.py", "pt/zip.py", "pt/ziparchive.py",
     "t7/classes.py", "t7/detection.py", "t7/encodings.py", "t7/reader.py",
 )

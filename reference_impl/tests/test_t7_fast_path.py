@@ -22,6 +22,7 @@ from t7_bytes import chars, i, q, string, table
 from torchfmt import Hints, open_document, read_bytes
 from torchfmt.describe import describe_document
 from torchfmt.errors import FormatError, Unsupported
+from torchfmt.fast import t7 as fast_t7
 from torchfmt.recursion import recursion_limit
 from torchfmt.t7 import reader
 from torchfmt.t7.encodings import BinaryEncoding
@@ -49,7 +50,7 @@ def _json(desc: dict[str, Any]) -> str:
 
 
 def _outcome(data: bytes, hints: Hints, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(reader, "FAST", fast)
+    monkeypatch.setattr("torchfmt.fast.ENABLED", fast)
     try:
         return _json(describe_document(read_bytes(data, hints)))
     except (FormatError, Unsupported) as e:
@@ -68,20 +69,20 @@ def test_the_fast_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     """A state_dict-like table goes through the fast path (else the other tests prove nothing)."""
     data = _state_dict([(f"w{k}", _float_entry(2 * k + 2, [3], [1], 1, 3)) for k in range(50)])
     calls: list[int] = []  # entries read by each call of a fast path
-    real, real_run = ObjectReader._fast_tensor, ObjectReader._fast_run
+    real, real_run = fast_t7.Entries.tensor, fast_t7.Entries.run
 
-    def spy(self: ObjectReader) -> Any:
-        out = real(self)
-        calls.append(out is not reader._SLOW)
+    def spy(self: fast_t7.Entries, r: ObjectReader) -> Any:
+        out = real(self, r)
+        calls.append(out is not fast_t7.SLOW)
         return out
 
-    def spy_run(self: ObjectReader, *args: Any) -> int:
+    def spy_run(self: fast_t7.Entries, *args: Any) -> int:
         done = real_run(self, *args)
         calls.append(done)
         return done
 
-    monkeypatch.setattr(ObjectReader, "_fast_tensor", spy)
-    monkeypatch.setattr(ObjectReader, "_fast_run", spy_run)
+    monkeypatch.setattr(fast_t7.Entries, "tensor", spy)
+    monkeypatch.setattr(fast_t7.Entries, "run", spy_run)
     assert not isinstance(_same(data, monkeypatch), tuple)
     assert sum(calls) == 50
     assert max(calls) == 49  # the first entry makes the layout, the run reads the others
@@ -232,7 +233,7 @@ def test_limits_see_the_same_objects_and_depth(monkeypatch: pytest.MonkeyPatch) 
     data = table(1, string(b"inner"), inner, string(b"x"), _float_entry(11, [2], [1], 1, 2))
 
     def read(fast: bool, **limits: int) -> Any:
-        monkeypatch.setattr(reader, "FAST", fast)
+        monkeypatch.setattr("torchfmt.fast.ENABLED", fast)
         try:
             objs = ObjectReader(BinaryEncoding(memoryview(data)), **limits).read_stream()
             return _json(describe_document(reader.Document("t7-binary", objs)))
@@ -275,7 +276,7 @@ def _same_through_file(data: bytes, path: Path, monkeypatch: pytest.MonkeyPatch,
     some headers read from it with pread), against the checked path reading the bytes."""
     hints = hints or Hints()
     path.write_bytes(data)
-    monkeypatch.setattr(reader, "FAST", True)
+    monkeypatch.setattr("torchfmt.fast.ENABLED", True)
     try:
         fast = _json(describe_document(open_document(path, hints)))
     except (FormatError, Unsupported) as e:
@@ -308,19 +309,19 @@ def _big_entries() -> bytes:
                  string(b"i"), _float_entry(22, [big], [1], 1, big))
 
 
-@pytest.mark.parametrize("peek_after", [reader._PEEK_AFTER, 0])
+@pytest.mark.parametrize("peek_after", [fast_t7._PEEK_AFTER, 0])
 def test_big_storages_read_the_same_through_the_file(peek_after: int, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Every entry after a big storage (or, with ``peek_after`` 0, every entry) read with pread: whole,
     cut anywhere in a header, and with each 4-byte field of a header set to boundary values."""
-    monkeypatch.setattr(reader, "_PEEK_AFTER", peek_after)
+    monkeypatch.setattr(fast_t7, "_PEEK_AFTER", peek_after)
     read_at: list[int] = []
 
     def pread(fd: int, n: int, at: int) -> bytes:
         read_at.append(at)
         return os.pread(fd, n, at)
 
-    monkeypatch.setattr(reader, "_PREAD", pread)
+    monkeypatch.setattr(fast_t7, "_PREAD", pread)
     data = _big_entries()
     path = tmp_path / "x.t7"
     assert not isinstance(_same_through_file(data, path, monkeypatch), tuple)
@@ -341,7 +342,7 @@ def test_a_run_makes_the_objects_the_checked_path_makes(monkeypatch: pytest.Monk
                                          for k in range(5)], index=24)
 
     def objects(fast: bool) -> list[Any]:
-        monkeypatch.setattr(reader, "FAST", fast)
+        monkeypatch.setattr("torchfmt.fast.ENABLED", fast)
         enc = BinaryEncoding(memoryview(data))
         r = ObjectReader(enc)
         return [r.read_object(), r.read_object(), *r.objects]

@@ -1,4 +1,4 @@
-"""The pickle machine's tensor fast path (torchfmt/pickle/tensor_entry.py) changes nothing but speed.
+"""The pickle machine's tensor fast path (torchfmt/fast/pickle_entry.py) changes nothing but speed.
 
 Every committed and corpus ``.pt`` case, the adversarial families and seeded mutations of the accept files
 read the same with the fast path and without it: the same description, or the same error (class, code,
@@ -12,16 +12,18 @@ import dataclasses
 import io
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from fast_switch import fast_paths
 from torchfmt import describe_document, read_bytes, writer
 from torchfmt.dtypes import BY_NAME
 from torchfmt.errors import FormatError, Unsupported
+from torchfmt.fast import pickle_entry, pickle_run
 from torchfmt.model import Document, Storage, Tensor
-from torchfmt.pickle import tensor_entry, tensor_run
 from torchfmt.pickle.machine import LIMITS, Limits, Machine
 from torchfmt.pt.archive import Archive, StorageRecords
 from torchfmt.pt.ziparchive import read_members
@@ -54,13 +56,22 @@ def outcome(read: Callable[[], Any]) -> tuple[Any, ...]:
 
 
 def both_ways(read: Callable[[], Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    fast = outcome(read)
-    tensor_entry.ENABLED = False
-    try:
+    with fast_paths(True):
+        fast = outcome(read)
+    with fast_paths(False):
         slow = outcome(read)
-    finally:
-        tensor_entry.ENABLED = True
     return fast, slow
+
+
+@contextmanager
+def no_runs() -> Iterator[None]:
+    """The fast path taking one entry at a time: no entry it takes starts a run (pickle_run.py)."""
+    layout = pickle_run.layout
+    pickle_run.layout = lambda *args: None
+    try:
+        yield
+    finally:
+        pickle_run.layout = layout
 
 
 def describe_bytes(data: bytes) -> Callable[[], Any]:
@@ -85,16 +96,14 @@ def test_every_case_reads_the_same_both_ways() -> None:
 
 
 def test_every_case_reads_the_same_without_runs() -> None:
-    """Runs (tensor_run.py) change nothing on any case: the fast path taking one entry at a time gives the
+    """Runs (pickle_run.py) change nothing on any case: the fast path taking one entry at a time gives the
     same description or error (so a run that is never made only costs time)."""
     differ, taken = [], 0
     for name, data in _files():
-        with_runs = outcome(describe_bytes(data))
-        tensor_run.ENABLED = False
-        try:
-            without = outcome(describe_bytes(data))
-        finally:
-            tensor_run.ENABLED = True
+        with fast_paths(True):
+            with_runs = outcome(describe_bytes(data))
+            with no_runs():
+                without = outcome(describe_bytes(data))
         taken += 1
         if with_runs != without:
             differ.append(name)
@@ -146,8 +155,8 @@ class _Pickle:
 def test_one_changed_byte_anywhere_reads_the_same_both_ways(case_id: str, monkeypatch: Any) -> None:
     p = _Pickle.of(case_id)
     taken: list[int] = []
-    effects = tensor_entry._effects
-    monkeypatch.setattr(tensor_entry, "_effects", lambda *a: (taken.append(1), effects(*a))[1])
+    effects = pickle_entry._effects
+    monkeypatch.setattr(pickle_entry, "_effects", lambda *a: (taken.append(1), effects(*a))[1])
     assert p.run(p.pkl)[0] == "read"
     assert taken, "the fast path never ran on the unchanged pickle"
     outcomes = set()
@@ -160,13 +169,10 @@ def test_one_changed_byte_anywhere_reads_the_same_both_ways(case_id: str, monkey
 
 def _work(p: _Pickle) -> int:
     """The call work the unchanged pickle needs, from a run without the fast path."""
-    tensor_entry.ENABLED = False
-    try:
+    with fast_paths(False):
         machine = Machine(p.pkl, persistent_load=StorageRecords(p.archive, "data/"))
         machine.load_exact(0, len(p.pkl))
         return machine.work
-    finally:
-        tensor_entry.ENABLED = True
 
 
 @pytest.mark.parametrize("case_id", MUTATED)
@@ -189,16 +195,14 @@ def _opcodes(pkl: bytes) -> int:
     return sum(1 for _ in pickletools.genops(pkl))
 
 
-# -- runs (torchfmt/pickle/tensor_run.py): entries laid out as the last one taken, in one loop ------------
+# -- runs (torchfmt/fast/pickle_run.py): entries laid out as the last one taken, in one loop ------------
 def three_ways(read: Callable[[], Any]) -> tuple[Any, ...]:
     """The outcome with runs, and checks it equals the outcomes with the fast path alone and with
     neither."""
-    fast = outcome(read)
-    tensor_run.ENABLED = False
-    try:
+    with fast_paths(True):
+        fast = outcome(read)
+    with no_runs():
         single, slow = both_ways(read)
-    finally:
-        tensor_run.ENABLED = True
     assert fast == single == slow, f"{fast!r:.300} / {single!r:.300} / {slow!r:.300}"
     return fast
 
@@ -267,14 +271,14 @@ class _Written(_Pickle):
 def _counting_runs(monkeypatch: Any) -> list[int]:
     """Entries each run takes, as they are taken."""
     taken: list[int] = []
-    take = tensor_run.take
+    take = pickle_run.take
 
     def counted(m: Any, lay: Any, *args: Any) -> int:
         before = len(m.stack)
         n = take(m, lay, *args)
         taken.append((len(m.stack) - before) // 2)  # each entry pushes its key and its tensor
         return n
-    monkeypatch.setattr(tensor_run, "take", counted)
+    monkeypatch.setattr(pickle_run, "take", counted)
     return taken
 
 
@@ -288,12 +292,10 @@ def test_a_varied_state_dict_reads_the_same_three_ways(monkeypatch: Any) -> None
 
 def test_a_run_makes_the_objects_the_checked_path_makes() -> None:
     data = _written(_state_dict(120))
-    fast = read_bytes(data).objects[0]
-    tensor_entry.ENABLED = False
-    try:
+    with fast_paths(True):
+        fast = read_bytes(data).objects[0]
+    with fast_paths(False):
         slow = read_bytes(data).objects[0]
-    finally:
-        tensor_entry.ENABLED = True
     assert list(fast) == list(slow)
     for k in fast:
         a, b = fast[k], slow[k]

@@ -1,4 +1,4 @@
-"""Hostile state_dicts for the tensor runs (torchfmt/pickle/tensor_run.py): memo keys PUT between runs
+"""Hostile state_dicts for the tensor runs (torchfmt/fast/pickle_run.py): memo keys PUT between runs
 over the keys a layout GETs, storage keys named twice, duplicate dict keys.  Each file is written opcode by
 opcode as torch.save lays out a state_dict, then changed where a hostile writer would; it must read the
 same with runs, with the single-entry fast path alone and with neither, and as torch 2.13 loads it
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from test_tensor_entry import describe_bytes, three_ways
-from torchfmt.pickle import tensor_run
+from torchfmt.fast import pickle_run
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
@@ -144,7 +144,7 @@ class StateDict:
 def _counting_runs(monkeypatch: Any) -> list[int]:
     """Entries each run takes, as they are taken (a run that raises counts those before the error)."""
     taken: list[int] = []
-    take = tensor_run.take
+    take = pickle_run.take
 
     def counted(m: Any, lay: Any, *args: Any) -> int:
         before = len(m.stack)
@@ -152,7 +152,7 @@ def _counting_runs(monkeypatch: Any) -> list[int]:
             return take(m, lay, *args)
         finally:
             taken.append((len(m.stack) - before + 1) // 2)  # each entry pushes its key, then its tensor
-    monkeypatch.setattr(tensor_run, "take", counted)
+    monkeypatch.setattr(pickle_run, "take", counted)
     return taken
 
 
@@ -220,7 +220,7 @@ def test_a_layout_dropped_past_the_limit_is_not_switched_to(tmp_path: Path, monk
     more = [("float32", s, False) for s in SHAPES if s != (2, 3)]
     more += [("float32", s, True) for s in SHAPES] + [("float64", s, False) for s in SHAPES]
     more += [("int64", s, False) for s in SHAPES]
-    assert len(more) == tensor_run.MAX_LAYOUTS - 1
+    assert len(more) == pickle_run.MAX_LAYOUTS - 1
     for i, (dtype, shape, grad) in enumerate(more):
         if dtype in ("float64", "int64") and shape == ():
             w.tensor(f"first{i}", dtype, shape)  # its storage type by GLOBAL: no layout yet

@@ -1,4 +1,5 @@
-"""The zip reader's plain-archive path (torchfmt/pt/ziparchive.py ``FAST``) changes nothing but speed.
+"""The zip reader's plain-archive path (torchfmt/pt/ziparchive.py, taken when :data:`torchfmt.fast.ENABLED`)
+changes nothing but speed.
 
 Where every member is a record under the root folder, in file order without overlaps, the local header
 pass names the members relative to the root at once; any other archive goes through the overlap and root
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fast_switch import fast_paths
 from torchfmt.errors import FormatError
 from torchfmt.pt import ziparchive
 from torchfmt.windows import MemoryWindows
@@ -38,12 +40,10 @@ def members(data: bytes) -> tuple[Any, ...]:
 
 
 def both_ways(data: bytes) -> tuple[Any, ...]:
-    fast = members(data)
-    ziparchive.FAST = False
-    try:
+    with fast_paths(True):
+        fast = members(data)
+    with fast_paths(False):
         slow = members(data)
-    finally:
-        ziparchive.FAST = True
     assert fast == slow, f"{fast!r:.300} != {slow!r:.300}"
     return fast
 

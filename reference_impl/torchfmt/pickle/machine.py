@@ -21,15 +21,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fast
 from ..errors import FormatError, quote
+from ..fast import pickle_entry
 from ..limits import Limits
 from ..model import Global, OpaqueObject, Storage, Tensor
 from ..recursion import recursion_limit
 from ..walk import SHAREABLE, children, json_text_size
 from . import opcodes as oc
-from . import rebuild, tensor_entry
+from . import rebuild
 from .call import Call
-from .globals import canonical_name, lookup, set_item
+from .globals import Allowed, canonical_name, lookup, set_item
 from .opcodes import HIGHEST_PROTOCOL, Opcode
 
 LIMITS = Limits()
@@ -50,7 +52,7 @@ _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 _FLOAT_WORDS = re.compile(rb"[+-]?(inf|infinity|nan)", re.IGNORECASE)
 
 
-#: BINGET, LONG_BINGET, BINUNICODE: where :mod:`~torchfmt.pickle.tensor_entry`'s sequence may start.
+#: BINGET, LONG_BINGET, BINUNICODE: where :mod:`~torchfmt.fast.pickle_entry`'s sequence may start.
 _FAST_STARTS = (0x68, 0x6A, 0x58)
 
 
@@ -179,7 +181,7 @@ class Machine:
         self.memo: dict[int, Any] = {}
         self.nest: dict[int, int] = {}  # id -> nesting of each tuple/frozenset made
         self.made: list[Any] = []  # keeps them alive so their ids stay theirs
-        self.layouts: list[Any] = []  # the tensor entries' layouts met (tensor_run.Layout)
+        self.layouts: list[Any] = []  # the tensor entries' layouts met (fast.pickle_run.Layout)
         self.work = 0  # items handed to calls and BUILDs so far (CALL_WORK)
         self.proto: int | None = None
         self.done = False
@@ -188,14 +190,14 @@ class Machine:
         # Equal-hash keys compare element by element (C recursion that counts against Python's limit);
         # tuples nest at most max_depth deep here, so a limit above it keeps such a comparison legal.
         ran, max_ops = 0, self.limits.max_opcodes
-        fast = tensor_entry.ENABLED
+        fast_on = fast.ENABLED
         with recursion_limit(4 * self.limits.max_depth + 1_000):
             while not self.done:
                 self.at = pos = self.pos
                 if pos >= end:
                     raise FormatError(missing_stop, pos, "the pickle ends without STOP")
-                if fast and buf[pos] in _FAST_STARTS:
-                    taken = tensor_entry.run(self, pos, ran)
+                if fast_on and buf[pos] in _FAST_STARTS:
+                    taken = pickle_entry.run(self, pos, ran)
                     if taken:
                         ran += taken
                         continue
@@ -427,6 +429,15 @@ class Machine:
         if self.persistent_load is None:
             raise self.fail("bad-reference", "a persistent id where the format allows none")
         return self.persistent_load(pid, self.at)
+
+    # -- what the fast paths ask (torchfmt/fast/running.py) -------------------------------------------
+    #: The handler whose tensor a run of :mod:`torchfmt.fast.pickle_run` makes itself, for a view it has
+    #: accepted before.
+    tensor_rebuild = staticmethod(rebuild.rebuild_tensor_v2)
+
+    def allowed(self, module: str, name: str) -> Allowed | None:
+        """The allowlist entry for ``module.name`` in the machine's scopes (spec/pickle.md#pickle-globals)."""
+        return lookup(module, name, self.scopes)
 
     def build(self, inst: Any, state: Any) -> None:
         """BUILD: only on opaque objects, OrderedDicts (attributes) and tensors (legacy state)."""

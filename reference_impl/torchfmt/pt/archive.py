@@ -114,7 +114,7 @@ class StorageRecords:
 
     def head(self, stype: Any, location: Any) -> tuple[DType, str]:
         """The dtype and device string of a persistent id's storage type and location, which
-        :meth:`__call__` has accepted once (the tensor runs of :mod:`torchfmt.pickle.tensor_run`)."""
+        :meth:`__call__` has accepted once (the tensor runs of :mod:`torchfmt.fast.pickle_run`)."""
         dtype = storage_dtype(stype)
         assert dtype is not None
         return dtype, decode_location(location, None)

@@ -16,6 +16,7 @@ import struct
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .. import fast
 from ..errors import FormatError
 from ..windows import FileWindows, MemoryWindows, Record
 
@@ -223,7 +224,7 @@ def read_members(buf: Source) -> tuple[str, Records]:
     dense = sum([entry[4] for entry in found]) < _HeaderReader.WINDOW // 16 * max(1, len(found))
     window = _HeaderReader.WINDOW if dense else _HeaderReader.HEADER
     first = next((entry[0] for entry in found if not entry[0].endswith("/")), None)
-    if FAST and first is not None:  # the common case: records only, in file order, under one root
+    if fast.ENABLED and first is not None:  # the common case: records only, in file order, under one root
         root = first.split("/", 1)[0]
         members = _locals(buf, found, cd_offset, window, root + "/")
         if members is not None:
@@ -234,9 +235,6 @@ def read_members(buf: Source) -> tuple[str, Records]:
     return _rooted(members)
 
 
-#: Whether :func:`read_members` names the members of a plain archive in its local header pass (the
-#: equivalence tests turn it off).
-FAST = True
 _ENCRYPTED = FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_LOCAL
 _REFUSED_FLAGS = _ENCRYPTED | FLAG_PATCHED
 _MEMBER = functools.partial(tuple.__new__, Member)  # Member(*fields) without its Python-level __new__

@@ -1,6 +1,6 @@
 """Runs of state_dict entries laid out as entries already taken, taken in one loop (issue 12).
 
-:func:`torchfmt.pickle.tensor_entry.run` takes one tensor entry (its key, then the opcodes ``torch.save``
+:func:`torchfmt.fast.pickle_entry.run` takes one tensor entry (its key, then the opcodes ``torch.save``
 writes for a dense tensor) at a time, returning to the machine's dispatch after each and reading the
 next with a dozen small parsers.  Once it has taken an entry whose key, storage key and location are laid
 out as torch writes them after the first (key and storage key ``BINUNICODE PUT``, everything else a
@@ -9,7 +9,7 @@ entry split at its two strings into two fixed-size parts, each unpacked with one
 whose opcodes and ``GET`` keys must equal the taken entry's and whose memo keys, ints and string
 lengths may differ.  The machine keeps the layouts made (a weight's and its bias's, say), and
 :func:`take` takes the following entries that fit one of them in one loop, with the same effects as
-:func:`~torchfmt.pickle.tensor_entry._effects` (the same memo entries, nesting records, opcode and
+:func:`~torchfmt.fast.pickle_entry._effects` (the same memo entries, nesting records, opcode and
 call-work counts, ``persistent_load`` calls, offsets and errors) (spec/pickle.md: nothing here changes
 what a pickle means).  The first entry that fits none, or that could fail or act otherwise (a key that
 does not decode or is not ASCII, a memo key PUT that a layout GETs, a limit reached, the pickle's end),
@@ -34,16 +34,11 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..model import Storage, Tensor
-from .rebuild import rebuild_tensor_v2
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from .globals import Allowed
-    from .running import Running
-
-#: Whether taken entries start runs (the equivalence tests turn it off).
-ENABLED = True
+    from .running import Allowed, Running
 
 _BINUNICODE = 0x58
 #: Argument formats of the opcodes a layout holds (struct codes); ``None``: no argument.
@@ -222,7 +217,7 @@ def take(m: Running, lay: Layout, entry: Allowed, ran: int) -> int:
     # persistent ids: zip archives' storage records expose their checks past the id's fixed items
     records = m.persistent_load
     named = getattr(records, "named", None)
-    fast_tensor = entry.handler is rebuild_tensor_v2
+    fast_tensor = entry.handler is m.tensor_rebuild
     handler = entry.handler
     new, tensor_init = object.__new__, Tensor.__init__
     mend = m.end
@@ -275,7 +270,7 @@ def take(m: Running, lay: Layout, entry: Allowed, ran: int) -> int:
                     skey = str(buf[q + key_size:r], "ascii")
             except UnicodeDecodeError:
                 break
-            # the effects, in the opcodes' order (as tensor_entry._effects)
+            # the effects, in the opcodes' order (as pickle_entry._effects)
             memo[key_put] = key
             push(key)
             memo[f[0]] = skey

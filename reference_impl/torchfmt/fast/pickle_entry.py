@@ -20,8 +20,11 @@ than in that common case (a memo key never PUT or PUT within the sequence, a glo
 named, a text that does not decode, a protocol below 2, a limit the sequence would reach, the pickle's
 end); the machine then runs the opcodes one at a time and reports the error itself.  The only errors
 raised from here are those of ``persistent_load`` and of the rebuild function, which the machine would
-raise at the same opcode with the same offset.  ``reference_impl/tests/test_tensor_entry.py`` checks that
-every committed, corpus and fuzz case reads the same with the fast path and without it.
+raise at the same opcode with the same offset.  The machine calls :func:`run` only when
+:data:`torchfmt.fast.ENABLED`; the two allowlist entries come from the machine (:meth:`Running.allowed`),
+so that the allowlist stays the one place a global is resolved (spec/pickle.md#pickle-globals).
+``reference_impl/tests/test_tensor_entry.py`` checks that every committed, corpus and fuzz case reads the
+same with the fast path and without it.
 """
 
 from __future__ import annotations
@@ -32,11 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import FormatError, Unsupported
 from ..model import Global, Storage
-from . import tensor_run
-from .globals import Allowed, lookup
+from . import pickle_run
 
 if TYPE_CHECKING:
-    from .running import Running
+    from .running import Allowed, Running
 
 _BINGET, _LONG_BINGET = 0x68, 0x6A  # h, j
 _BINPUT, _LONG_BINPUT = 0x71, 0x72  # q, r
@@ -54,8 +56,6 @@ _U16 = struct.Struct("<H")
 _I32 = struct.Struct("<i")
 _U32 = struct.Struct("<I")
 
-#: Whether the machine takes the fast path (the equivalence tests turn it off).
-ENABLED = True
 REBUILD = ("torch._utils", "_rebuild_tensor_v2")
 ORDERED_DICT = ("collections", "OrderedDict")
 #: Arguments of ``_rebuild_tensor_v2`` without metadata: what the call work counts beyond the tuples.
@@ -72,8 +72,8 @@ def _is(v: Any, name: tuple[str, str]) -> bool:
 
 def run(m: Running, pos: int, ran: int) -> int:
     """Run the tensor sequence at ``pos`` (a GET, or a state_dict key's BINUNICODE PUT before it) if it is
-    one: the number of opcodes it took, else 0 with
-    the machine unchanged.  ``ran`` is the number of opcodes run before it."""
+    one: the number of opcodes it took, else 0 with the machine unchanged.  ``ran`` is the number of
+    opcodes run before it."""
     try:
         seq = _read(m, pos)
     except (_Decline, IndexError, struct.error, FormatError, Unsupported):
@@ -82,21 +82,21 @@ def run(m: Running, pos: int, ran: int) -> int:
     limits = m.limits
     m_work = m.work
     work = m_work + 2 + _ARGS + len(size or ()) + len(stride or ())
-    entry = lookup(*REBUILD, m.scopes)
+    entry = m.allowed(*REBUILD)
     if (ran + ops > limits.max_opcodes or len(m.metastack) + 2 > limits.max_marks
             or work > limits.max_call_work or limits.max_depth < 2 or entry is None or entry.handler is None
-            or entry.role != "callable" or lookup(*ORDERED_DICT, m.scopes) is None):
+            or entry.role != "callable" or m.allowed(*ORDERED_DICT) is None):
         return 0
     _effects(m, seq, entry, work)
     keyed, key_fresh, location_fresh = seq[18], seq[7], seq[9]
-    if not (tensor_run.ENABLED and keyed and key_fresh and not location_fresh):
+    if not (keyed and key_fresh and not location_fresh):
         return ops
-    lay = tensor_run.layout(m, pos, m.pos, None if size is None else len(size),
+    lay = pickle_run.layout(m, pos, m.pos, None if size is None else len(size),
                             None if stride is None else len(stride), ops, work - m_work,
                             (seq[4], seq[5], seq[8], seq[15]))
     if lay is None:
         return ops
-    return ops + tensor_run.take(m, lay, entry, ran + ops)
+    return ops + pickle_run.take(m, lay, entry, ran + ops)
 
 
 def _effects(m: Running, seq: tuple[Any, ...], entry: Allowed, work: int) -> None:

@@ -1,4 +1,4 @@
-# Augmenting declarations for reference_impl/torchfmt/pickle/tensor_entry.py, used only by
+# Augmenting declarations for reference_impl/torchfmt/fast/pickle_entry.py, used only by
 # benchmarks/compiled_speed.py's "typed" build (issue 12): the .py stays as it is.  The opcode constants
 # become C ints and the sequence reader's helpers C functions over C offsets; sizes, strides, storage
 # offsets and numels stay Python ints, so that no value from a file meets a C range.
