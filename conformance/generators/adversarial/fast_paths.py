@@ -1,5 +1,5 @@
 """State dicts whose second tensor entry is torch's bytes with one opcode or memo key changed, so that a
-reader that takes such entries at once (the reference does: ``pickle/tensor_entry.py``, spec/pickle.md:
+reader that takes such entries at once (the reference does: ``fast/pickle_entry.py``, spec/pickle.md:
 nothing a reader does for speed changes what a pickle means) must notice the change exactly where the
 opcode-by-opcode reading would (spec/pickle.md#pickle-opcodes, spec/pickle.md#pickle-memo,
 spec/pickle.md#pickle-limits, spec/pickle.md#pickle-rebuild).

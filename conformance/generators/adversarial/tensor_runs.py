@@ -2,7 +2,7 @@
 spec/tensors.md#tensors-view-bounds, spec/pt-zip.md#pt-zip-storage-records).
 
 torch writes every tensor entry of a state dict after the first with the same opcodes; a reader may take
-such a run of entries at once (the reference does: ``pickle/tensor_entry.py``, ``pickle/tensor_run.py``),
+such a run of entries at once (the reference does: ``fast/pickle_entry.py``, ``fast/pickle_run.py``),
 which is only right if every entry of the run gets every check.  Each case is torch's own zip of an
 ``OrderedDict`` of six float32 2x3 tensors (``l0`` to ``l5``) with one value of one later entry changed
 in place (a one-byte int of its persistent id or view, its storage key, its requires_grad opcode) and,
