@@ -37,8 +37,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from generators.adversarial.t7 import ascii_truncation_points, truncation_points
-from harness.cases import Case, committed_cases
+
+from conformance.generators.adversarial.t7 import ascii_truncation_points, truncation_points
+from conformance.harness.cases import Case, committed_cases
 
 #: The committed accept cases that are cut, per format.
 BASES = {

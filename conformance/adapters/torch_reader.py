@@ -24,10 +24,9 @@ import sys
 import warnings
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-_ROOT = _HERE.parents[1]
-sys.path.insert(0, str(_ROOT / "conformance" / "generators"))
-sys.path.insert(0, str(_ROOT / "conformance"))  # harness.vocabulary: the closed set of error codes
+#: The repository root: the suite's package ``conformance`` (torch_describe, the closed set of error codes)
+#: is imported from it when this file runs as a command (see the end of the file).
+_ROOT = Path(__file__).resolve().parents[2]
 _T7_HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
 
 #: torch's failure messages -> the closest code, first match wins (spec/canonical.md#canonical-error-codes).
@@ -82,8 +81,9 @@ def main(argv: list[str], *, weights_only: bool = True) -> int:
     warnings.simplefilter("ignore")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))  # deep nesting, JSON output included
     import torch  # noqa: F401  (imported late: a usage error needs no torch)
-    import torch_describe as td
-    from harness.vocabulary import error_codes  # read from errors.py as data
+
+    from conformance.generators import torch_describe as td
+    from conformance.harness.vocabulary import error_codes  # read from errors.py as data
 
     codes = error_codes()
     try:
@@ -119,11 +119,15 @@ def main(argv: list[str], *, weights_only: bool = True) -> int:
 def batch(*, weights_only: bool = True) -> int:
     """``--batch``: the same command on request after request (spec/canonical.md#canonical-reader-batch),
     torch imported once."""
-    import batch_protocol
     import torch  # noqa: F401
+
+    from conformance.adapters import batch_protocol
 
     return batch_protocol.serve(lambda path: main([sys.argv[0], path], weights_only=weights_only))
 
 
 if __name__ == "__main__":
+    # A command of its own (the harness's, in a reader's sandbox, or torch113's Python): the suite's package
+    # from this checkout.  Imported (conformance.adapters.torch_reader), its importer found the package.
+    sys.path.insert(0, str(_ROOT))
     sys.exit(batch() if sys.argv[1:] == ["--batch"] else main(sys.argv))

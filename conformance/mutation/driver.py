@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from harness.cases import Case, committed_cases
+from conformance.harness.cases import Case, committed_cases
 
 from . import carry, coverage, store
 from .operators import Mutant, module_level_uses, mutants
@@ -80,7 +80,7 @@ def relevant_lines(m: Mutant, uses: dict[str, dict[int, list[tuple[int, int]] | 
 def suite_cases() -> list[Case]:
     """The committed cases and the truncation tier (conformance/test_truncations.py), as the suite runs
     them; the corpus tier is left out (it is not part of the project's files)."""
-    import test_truncations  # noqa: PLC0415 - writes its cuts to a temporary folder when imported
+    from conformance import test_truncations  # noqa: PLC0415 - writes its cuts to a temporary folder when imported
 
     cases = [c for c in committed_cases() if not c.problems]
     return cases + list(test_truncations.CUT_CASES)

@@ -9,10 +9,11 @@ import random
 from typing import Any
 
 import pytest
-from harness.cases import committed_cases, corpus_cases
-from harness.compare import compare, parse_float
 from torchfmt.limits import WALK_FRAMES
 from torchfmt.recursion import recursion_limit
+
+from conformance.harness.cases import committed_cases, corpus_cases
+from conformance.harness.compare import compare, parse_float
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-comparison")  # counted by spec/traceability.py
 
@@ -393,7 +394,7 @@ def test_unordered_keys_cost_what_the_document_holds(monkeypatch: pytest.MonkeyP
     """Matching unordered items keys each node once, from its children's keys: a table nested 1,024 deep
     (t7-binary/spec-nesting-tables-1024) spells out no more JSON text than a few times its own size (keys
     spelled out whole at every level wrote each subtree once per level above it: 4,090 dumps, seconds)."""
-    import harness.compare as module
+    import conformance.harness.compare as module
 
     doc = next(c for c in committed_cases() if c.id == "t7-binary/spec-nesting-tables-1024").description
     assert doc is not None

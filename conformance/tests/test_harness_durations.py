@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from harness import durations
+
+from conformance.harness import durations
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-batch")
 

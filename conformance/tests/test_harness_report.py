@@ -34,12 +34,12 @@ PLUGIN = textwrap.dedent(f'''
     import pytest
 
     def pytest_configure(config):
-        import harness.verdict  # the suite's conftest put conformance/ on the path
+        import conformance.harness.verdict  # the suite's package, importable from the repository root
 
         def compare(*args, **kwargs):
             raise RuntimeError("injected comparator fault")
 
-        harness.verdict.compare = compare
+        conformance.harness.verdict.compare = compare
 
     @pytest.fixture(autouse=True)
     def injected(request):

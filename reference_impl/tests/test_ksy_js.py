@@ -29,7 +29,6 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 KSY = ROOT / "ksy"
-sys.path.insert(0, str(KSY / "generated"))
 
 import pytorch_legacy  # noqa: E402
 import pytorch_tar  # noqa: E402
@@ -68,8 +67,7 @@ def _jobs() -> list[tuple[str, str]]:
 
 def _truncation_jobs(folder: Path) -> list[tuple[str, str]]:
     """The suite's generated truncations (conformance/test_truncations.py's cuts), written to ``folder``."""
-    sys.path.insert(0, str(ROOT / "conformance"))
-    from test_truncations import CUTS  # noqa: PLC0415
+    from conformance.test_truncations import CUTS  # noqa: PLC0415
 
     jobs = []
     for base, cut in CUTS:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-from harness.vocabulary import error_codes as error_codes  # the suite's own reading of errors.py
+
+from conformance.harness.vocabulary import error_codes as error_codes  # the suite's own reading of errors.py
 
 ROOT = Path(__file__).resolve().parents[3]
 PICKLE_SPEC = ROOT / "spec" / "pickle.md"

@@ -21,11 +21,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-_ADAPTERS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(_ADAPTERS))
-sys.path.insert(0, str(_ADAPTERS.parent))  # harness.vocabulary: the closed set of error codes
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root: the suite's package
 
-import torch_reader  # noqa: E402  (classify: torch's messages -> codes; imports no torch)
+# classify: torch's messages -> codes; imports no torch
+from conformance.adapters import torch_reader  # noqa: E402
 
 _T7_HINTS = ("TORCHFMT_T7_MODE", "TORCHFMT_T7_LONG_SIZE", "TORCHFMT_T7_BYTE_ORDER")
 #: libtorch's own unpickler and reader messages -> codes, tried before torch_reader's rules.
@@ -50,7 +49,7 @@ def binary() -> Path:
 
 
 def classify(message: str) -> str:
-    from harness.vocabulary import error_codes
+    from conformance.harness.vocabulary import error_codes
 
     codes = error_codes()
     for pattern, code in _RULES:
@@ -117,7 +116,7 @@ def main(argv: list[str]) -> int:
     if argv[1:] == ["--probe"]:
         return probe()
     if argv[1:] == ["--batch"]:
-        import batch_protocol
+        from conformance.adapters import batch_protocol
 
         return batch_protocol.serve(lambda path: main([argv[0], path]))
     if len(argv) != 2:
