@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 
+from conformance.generators import truncations
 from conformance.harness.cases import Case, committed_cases
 
 from . import carry, coverage, store
@@ -78,12 +79,11 @@ def relevant_lines(m: Mutant, uses: dict[str, dict[int, list[tuple[int, int]] | 
 
 
 def suite_cases() -> list[Case]:
-    """The committed cases and the truncation tier (conformance/test_truncations.py), as the suite runs
-    them; the corpus tier is left out (it is not part of the project's files)."""
-    from conformance import test_truncations  # noqa: PLC0415 - writes its cuts to a temporary folder when imported
-
+    """The committed cases and the truncation tier (conformance/generators/truncations.py, written to a
+    temporary folder here), as the suite runs them; the corpus tier is left out (it is not part of the
+    project's files)."""
     cases = [c for c in committed_cases() if not c.problems]
-    return cases + list(test_truncations.CUT_CASES)
+    return cases + truncations.write_cut_cases(truncations.cuts())
 
 
 def _digest(text: str) -> str:
