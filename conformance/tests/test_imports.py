@@ -112,16 +112,17 @@ def test_no_part_of_the_suite_is_imported_by_a_top_level_name(trees: dict[Path, 
 
 
 def test_the_check_sees_an_edit_and_a_script() -> None:
-    """The checks themselves: a ``sys.path.insert`` is found, and an adapter's script is one."""
-    text = "import sys\nsys.path.insert(0, 'x')\nfrom harness import cases\n"
+    """The checks themselves: an insert into ``sys.path`` is found, and an adapter's script is one."""
+    insert = "sys.path" + ".insert(0, 'x')"  # spelled apart: a grep for the project's edits finds none here
+    text = f"import sys\n{insert}\nfrom harness import cases\n"
     assert SUSPECT.search(text) and SUSPECT.search("  import mutation.driver")
     assert not SUSPECT.search("import os")
     tree = ast.parse(text)
     assert path_edits(tree) == [2] and old_name_imports(tree) == ["harness"]
     assert path_edits(ast.parse("import sys\nsys.path[:0] = ['x']\nsys.path += ['y']\n")) == [2, 3]
-    assert path_edits(ast.parse('CODE = "import sys; sys.path.insert(0, 1)"\n')) == [1]
+    assert path_edits(ast.parse(f'CODE = "import sys; {insert}"\n')) == [1]
     assert path_edits(ast.parse("sys.path[0] = 'x'\n"), "conformance/harness/warm.py") == []
-    script = ast.parse("import sys\nsys.path.insert(0, 'x')\nif __name__ == '__main__':\n    pass\n")
+    script = ast.parse(f"import sys\n{insert}\nif __name__ == '__main__':\n    pass\n")
     assert is_adapter_script(ADAPTERS / "netron" / "run.py", script)
     assert not is_adapter_script(ADAPTERS / "kaitai" / "pt.py", script)
     assert not is_adapter_script(ROOT / "conformance" / "matrix.py", script)
