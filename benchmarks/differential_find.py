@@ -1,7 +1,7 @@
 """How long the differential mode against any reader takes to find each planted reader bug
 (conformance/differential/planted.py; issue 27: each within 30 minutes).
 
-``python benchmarks/differential_find.py [--budget SECONDS] [--seed S]`` runs one unrestricted campaign (every
+``python -m benchmarks.differential_find [--budget SECONDS] [--seed S]`` runs one unrestricted campaign (every
 format, every mutator) per planted bug, the planted reader in its batch mode, and prints, per bug, the
 variants run, the seconds to the first disagreement and the candidate folders written, each checked by the
 suite's judge: it fails the planted reader and passes the reference.
@@ -16,13 +16,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "conformance"))
+from conformance.differential.campaign import REAL
+from conformance.harness.cases import load_case
+from conformance.harness.runner import run_reader
+from conformance.harness.verdict import judge
 
-from differential.campaign import REAL  # noqa: E402
-from harness.cases import load_case  # noqa: E402
-from harness.runner import run_reader  # noqa: E402
-from harness.verdict import judge  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 PLANTED = ROOT / "conformance" / "differential" / "planted.py"
 

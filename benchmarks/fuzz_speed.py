@@ -46,7 +46,9 @@ def measure(target: str, seconds: int, max_len: int | None, torch_seconds: float
     """libFuzzer's final statistics for one run of ``fuzz_<target>.py``, with the rate after the seeds
     (``fuzzing``), the CPU seconds per execution (``cpu``) and, for the differential target, its counts."""
     seeds = FUZZ / "corpus" / target
-    env = {**os.environ, "TORCHFMT_DIFF_TORCH_SECONDS": str(torch_seconds)}
+    # the repository root on the path: fuzz_differential.py imports the suite's package (fuzz/README.md)
+    path = os.pathsep.join([*filter(None, [os.environ.get("PYTHONPATH")]), str(FUZZ.parent)])
+    env = {**os.environ, "TORCHFMT_DIFF_TORCH_SECONDS": str(torch_seconds), "PYTHONPATH": path}
     with tempfile.TemporaryDirectory(prefix=f"fuzz-speed-{target}-") as tmp:
         cmd = [sys.executable, str(FUZZ / f"fuzz_{target}.py"), tmp]
         if seeds.is_dir():

@@ -6,7 +6,9 @@ records, central directory, every local header and the data.pkl pickle; no stora
 the figure.  The target (spec/pt-zip.md#pt-zip-storage-records: storages are mapped, not read) is
 under 1 MB.
 
-    /work/venv/bin/python benchmarks/ksy_zip_structure.py [--gib 1.0] [--keep PATH]
+    PYTHONPATH=ksy/generated /work/venv/bin/python benchmarks/ksy_zip_structure.py [--gib 1.0] [--keep PATH]
+
+(``PYTHONPATH``: the generated parsers are top-level modules of ``ksy/generated/``, as for the tests.)
 """
 
 from __future__ import annotations
@@ -18,11 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "ksy" / "generated"))
+from kaitaistruct import KaitaiStream
+from pytorch_zip import PytorchZip
 
-from kaitaistruct import KaitaiStream  # noqa: E402
-from pytorch_zip import PytorchZip  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 TARGET_BYTES = 1 << 20
 

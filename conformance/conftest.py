@@ -30,7 +30,6 @@ import os
 import queue
 import random
 import shlex
-import sys
 import time
 import zlib
 from concurrent.futures import Future
@@ -39,15 +38,13 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from harness import durations, readers, sandbox, warm  # noqa: E402
-from harness.batch import BatchSession  # noqa: E402
-from harness.cases import Case, corpus_root  # noqa: E402
-from harness.gate import Gate, runs_alone  # noqa: E402
-from harness.lanes import Lanes  # noqa: E402
-from harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader  # noqa: E402
-from harness.verdict import Verdict, harness_error, judge  # noqa: E402
+from conformance.harness import durations, readers, sandbox, warm
+from conformance.harness.batch import BatchSession
+from conformance.harness.cases import Case, corpus_root
+from conformance.harness.gate import Gate, runs_alone
+from conformance.harness.lanes import Lanes
+from conformance.harness.runner import CANARY, DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT, Run, run_reader
+from conformance.harness.verdict import Verdict, harness_error, judge
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,10 +1,11 @@
-"""``python conformance/lua_verdicts.py [--check] [CASE_ID...]``: what real Lua Torch does with every
+"""``python -m conformance.lua_verdicts [--check] [CASE_ID...]``: what real Lua Torch does with every
 committed ``.t7`` case, written into its case.yaml as ``lua`` (harness/cases.py ``LUA_KEYS``;
 spec/t7.md#where-this-spec-is-stricter).
 
 Each case's file goes through real Lua Torch (conformance/adapters/lua-torch: ``torch.DiskFile`` with the
 case's hints, ``File:readObject`` until the end of the stream; many files through one LuaJIT that forks a
-sandboxed child per file, luaworker.py): ``verdict`` is ``loads``, ``refuses`` (a Lua error), ``crashes``
+sandboxed child per file, conformance/adapters/luatorch/worker.py): ``verdict`` is ``loads``,
+``refuses`` (a Lua error), ``crashes``
 (a signal), ``timeout`` or ``declined`` (a class Lua Torch has not loaded, a value with no canonical form
 here), and ``torch_load`` what reading the first object only (``torch.load``) does, when that differs.  An
 accept case records whether Lua's description equals expected.json (``expected``).  Where Lua loads a file
@@ -26,17 +27,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from conformance.adapters.luatorch.worker import Answer, LuaWorker, installed
+from conformance.differential import documented
+from conformance.differential.forkserver import Worker
+from conformance.differential.run import REFERENCE_SECONDS, as_run
+from conformance.harness.cases import Case, committed_cases
+from conformance.harness.compare import compare
+from conformance.harness.runner import hint_env
+
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE / "adapters" / "lua-torch")]
 
 import yaml  # noqa: E402
-from differential import documented  # noqa: E402
-from differential.forkserver import Worker  # noqa: E402
-from differential.run import REFERENCE_SECONDS, as_run  # noqa: E402
-from harness.cases import Case, committed_cases  # noqa: E402
-from harness.compare import compare  # noqa: E402
-from harness.runner import hint_env  # noqa: E402
-from luaworker import Answer, LuaWorker, installed  # noqa: E402
 
 #: The rule for a stream whose first object torch.load reads and whose rest does not read.
 STREAM_RULE = "stream-bytes-after-object"
@@ -112,7 +113,7 @@ def rewrite(case: Case, entry: dict[str, Any]) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python conformance/lua_verdicts.py", description=__doc__.splitlines()[0]
+        prog="python -m conformance.lua_verdicts", description=__doc__.splitlines()[0]
     )
     p.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if a recorded verdict is stale"

@@ -7,8 +7,9 @@ place) are one parametrized test each, with the case id as the test id.
 from __future__ import annotations
 
 import pytest
-from harness.cases import CORPUS_TIERS, Case, committed_cases, corpus_cases, corpus_root
-from harness.verdict import judge
+
+from conformance.harness.cases import CORPUS_TIERS, Case, committed_cases, corpus_cases, corpus_root
+from conformance.harness.verdict import judge
 
 COMMITTED = committed_cases(lazy=True)  # each case read when it runs (or --features selects)
 CORPUS = corpus_cases()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import re
 
-import matrix
-from harness.vocabulary import ROOT
+from conformance import matrix
+from conformance.harness.vocabulary import ROOT
 
 README = ROOT / "README.md"
 CI_RUN = ROOT / ".ci" / "run"

@@ -3,9 +3,10 @@ every finding a reader's adapter states is shown by that reader's stored run (co
 
 from __future__ import annotations
 
-import matrix
 import pytest
-from harness import readers, results
+
+from conformance import matrix
+from conformance.harness import readers, results
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 
@@ -13,9 +14,9 @@ pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 def test_results_page_is_generated() -> None:
     text, readme_block = matrix.render()
     assert matrix.RESULTS_MD.read_text(encoding="utf-8") == text, \
-        "conformance/RESULTS.md is stale: run python conformance/matrix.py --render"
+        "conformance/RESULTS.md is stale: run python -m conformance.matrix --render"
     assert readme_block in matrix.README.read_text(encoding="utf-8"), \
-        "the README's matrix is stale: run python conformance/matrix.py --render"
+        "the README's matrix is stale: run python -m conformance.matrix --render"
 
 
 @pytest.mark.parametrize("name", readers.names())

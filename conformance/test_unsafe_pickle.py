@@ -11,10 +11,11 @@ import shlex
 from pathlib import Path
 
 import pytest
-from generators.rejects import unsafe_global_files
-from harness.cases import Case
-from harness.runner import CANARY, canaries_touched, canary_marks
-from harness.verdict import Verdict
+
+from conformance.generators.rejects import unsafe_global_files
+from conformance.harness.cases import Case
+from conformance.harness.runner import CANARY, canaries_touched, canary_marks
+from conformance.harness.verdict import Verdict
 
 
 @pytest.mark.spec("canonical.md#canonical-reader-cli", "pickle.md#pickle-no-execution")

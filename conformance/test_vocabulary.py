@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from harness import vocabulary
-from harness.cases import committed_cases
+from conformance.harness import vocabulary
+from conformance.harness.cases import committed_cases
 
 
 def test_features_file_is_well_formed() -> None:

@@ -16,7 +16,9 @@ the reference (an exception other than FormatError/Unsupported) is a crash, as i
 can take its describer long; a campaign may lower it, and such inputs are then ``torch-broken``; each one
 costs a new worker, seconds of importing torch).
 The verdicts so far (every class, real or not) are kept in ``<artifact_prefix>differential-counts.json``.
-Seeds: ``fuzz/corpus/differential`` (the pt-zip and pt-legacy seeds, ``fuzz/seeds.py``).
+Seeds: ``fuzz/corpus/differential`` (the pt-zip and pt-legacy seeds, ``fuzz/seeds.py``).  Run from
+``fuzz/`` with the repository root on ``PYTHONPATH`` (``PYTHONPATH=.. python fuzz_differential.py
+CORPUS``): it imports the suite's package ``conformance``.
 """
 
 from __future__ import annotations
@@ -31,14 +33,14 @@ from pathlib import Path
 
 import atheris
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "conformance"))
+from conformance.differential.classify import classify
+from conformance.differential.forkserver import Worker
+from conformance.differential.run import TORCH_SECONDS, as_run
+from conformance.harness.facts import walk_frames
+from conformance.harness.runner import Run
 
-from differential.classify import classify  # noqa: E402
-from differential.forkserver import Worker  # noqa: E402
-from differential.run import TORCH_SECONDS, as_run  # noqa: E402
-from harness.facts import walk_frames  # noqa: E402
-from harness.runner import Run  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 from target import MAX_INPUT, READERS, libfuzzer_args  # noqa: E402
 
 with atheris.instrument_imports(include=["torchfmt"]):

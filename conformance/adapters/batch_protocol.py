@@ -19,11 +19,9 @@ import sys
 import traceback
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # conformance/: harness.facts (the stdlib only)
-from harness.facts import hint_variables  # noqa: E402
+from conformance.harness.facts import hint_variables  # the stdlib only
 
 #: The variables a request's hints set (spec/canonical.md#canonical-t7-hints, its generated table).
 HINTS = hint_variables()

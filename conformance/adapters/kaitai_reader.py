@@ -19,7 +19,7 @@ repetitions (t7 ``stream``, pickle ``ops``) one item at a time so that each is g
 the next is parsed, and after a grammar failure looks at the fields of the half-read objects (the
 generated parsers keep no partial result) so that the first problem in reading order is the one reported.
 
-Misses: none (conformance/results/kaitai.json, ``python conformance/matrix.py --readers kaitai``: every
+Misses: none (conformance/results/kaitai.json, ``python -m conformance.matrix --readers kaitai``: every
 committed and corpus case passes).  Lone surrogates in a pickle's str arguments are read since
 python_pickle.ksy keeps those arguments as bytes and the pickle machine decodes them with
 ``surrogatepass`` (spec/pickle.md#pickle-protocols); a high surrogate followed by a low one is
@@ -51,10 +51,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(_HERE.parents[1] / "ksy" / "generated"))
-sys.path.insert(0, str(_HERE.parent))  # conformance/: harness.vocabulary, the closed set of error codes
-sys.path.insert(0, str(_HERE))
+#: The repository root: the suite's package and ksy/generated/ (the parsers Kaitai compiled), imported
+#: from it when this file runs as a command (see the end of the file).
+_ROOT = Path(__file__).resolve().parents[2]
 
 STACK_SIZE = 512 << 20
 RECURSION_LIMIT = 200_000
@@ -95,9 +94,9 @@ def _safetensors(head: bytes) -> bool:
 
 def read(path: str) -> dict[str, Any]:
     """The description of the file at ``path`` (spec/canonical.md#canonical-detect)."""
-    from kaitai import pt, t7
-    from kaitai.describe import describe
-    from kaitai.failure import Reject
+    from conformance.adapters.kaitai import pt, t7
+    from conformance.adapters.kaitai.describe import describe
+    from conformance.adapters.kaitai.failure import Reject
 
     with open(path, "rb") as f:
         head = f.read(512)
@@ -136,7 +135,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("unsupported: usage: kaitai_reader.py PATH", file=sys.stderr)
         return 2
-    from kaitai.failure import Decline, Reject
+    from conformance.adapters.kaitai.failure import Decline, Reject
 
     result: dict[str, Any] = {}
 
@@ -171,10 +170,15 @@ def main(argv: list[str]) -> int:
 
 def batch() -> int:
     """``--batch``: the same command on request after request (spec/canonical.md#canonical-reader-batch)."""
-    import batch_protocol
+    from conformance.adapters import batch_protocol
 
     return batch_protocol.serve(lambda path: main([sys.argv[0], path]))
 
 
 if __name__ == "__main__":
+    # A command of its own (the harness's, in a reader's sandbox, where only adapters/, harness/ and
+    # generators/ of conformance/ show): the suite's package and the generated parsers from this checkout.
+    # Imported (conformance.adapters.kaitai_reader), its importer found both (pyproject.toml's pythonpath).
+    sys.path.insert(0, str(_ROOT / "ksy" / "generated"))
+    sys.path.insert(0, str(_ROOT))
     sys.exit(batch() if sys.argv[1:] == ["--batch"] else main(sys.argv))

@@ -24,13 +24,9 @@ import sys
 import warnings
 from pathlib import Path
 
-_HERE = Path(__file__).resolve().parent
-_ROOT = _HERE.parents[1]
-sys.path.insert(0, str(_ROOT / "conformance" / "generators"))
-sys.path.insert(0, str(_ROOT / "conformance"))  # harness.vocabulary: the closed set of error codes
-from harness.facts import hint_variables, walk_frames  # noqa: E402  (spec/canonical.md#canonical-t7-hints)
-
-_T7_HINTS = hint_variables()
+#: The repository root: the suite's package ``conformance`` (torch_describe, the closed set of error codes)
+#: is imported from it when this file runs as a command (see the end of the file).
+_ROOT = Path(__file__).resolve().parents[2]
 
 #: torch's failure messages -> the closest code, first match wins (spec/canonical.md#canonical-error-codes).
 _RULES: tuple[tuple[str, str], ...] = (
@@ -79,13 +75,16 @@ def main(argv: list[str], *, weights_only: bool = True) -> int:
     if len(argv) != 2:
         return _fail("usage", "torch_reader.py PATH", 3)
     path = argv[1]
-    if path.endswith(".t7") or any(v in os.environ for v in _T7_HINTS):
+    from conformance.harness.facts import hint_variables, walk_frames  # the spec's tables, as data
+
+    if path.endswith(".t7") or any(v in os.environ for v in hint_variables()):
         return _fail("unsupported", "t7-binary/t7-ascii (PyTorch cannot read Lua Torch files)", 2)
     warnings.simplefilter("ignore")
     sys.setrecursionlimit(max(sys.getrecursionlimit(), walk_frames()))  # deep nesting, JSON output included
     import torch  # noqa: F401  (imported late: a usage error needs no torch)
-    import torch_describe as td
-    from harness.vocabulary import error_codes  # read from errors.py as data
+
+    from conformance.generators import torch_describe as td
+    from conformance.harness.vocabulary import error_codes  # read from errors.py as data
 
     codes = error_codes()
     try:
@@ -121,11 +120,15 @@ def main(argv: list[str], *, weights_only: bool = True) -> int:
 def batch(*, weights_only: bool = True) -> int:
     """``--batch``: the same command on request after request (spec/canonical.md#canonical-reader-batch),
     torch imported once."""
-    import batch_protocol
     import torch  # noqa: F401
+
+    from conformance.adapters import batch_protocol
 
     return batch_protocol.serve(lambda path: main([sys.argv[0], path], weights_only=weights_only))
 
 
 if __name__ == "__main__":
+    # A command of its own (the harness's, in a reader's sandbox, or torch113's Python): the suite's package
+    # from this checkout.  Imported (conformance.adapters.torch_reader), its importer found the package.
+    sys.path.insert(0, str(_ROOT))
     sys.exit(batch() if sys.argv[1:] == ["--batch"] else main(sys.argv))

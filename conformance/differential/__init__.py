@@ -10,10 +10,3 @@ disagreement classified (spec/canonical.md#canonical-differential; issue 8).
 
 ``python -m conformance.differential`` (from the repository root) runs it in full.
 """
-
-import sys
-from pathlib import Path
-
-_CONFORMANCE = str(Path(__file__).resolve().parents[1])
-if _CONFORMANCE not in sys.path:  # harness and generators are imported as top-level packages
-    sys.path.insert(0, _CONFORMANCE)

@@ -14,11 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from differential import report  # noqa: E402
-from differential.run import Differential  # noqa: E402
-from differential.variants import family_variants, file_variant, mutation_variants  # noqa: E402
+from conformance.differential import report
+from conformance.differential.run import Differential
+from conformance.differential.variants import family_variants, file_variant, mutation_variants
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,9 +91,8 @@ def shard(text: str) -> tuple[int, int]:
 def main_reader(args: argparse.Namespace) -> int:
     """Any reader against the reference (differential/campaign.py); the report and the candidate case folders
     go to ``--out`` (default ...-differential-reader)."""
-    from harness import readers
-
-    from differential import campaign, candidates
+    from conformance.differential import campaign, candidates
+    from conformance.harness import readers
 
     try:
         reader = readers.resolve(args.reader)
@@ -155,7 +152,7 @@ def main_reader(args: argparse.Namespace) -> int:
 
 def main_t7(args: argparse.Namespace) -> int:
     """The .t7 run (differential/t7.py); its report goes to ``--out`` (default ...-differential-t7)."""
-    from differential import t7
+    from conformance.differential import t7
 
     start = time.monotonic()
     out = args.out.with_name(args.out.name + "-t7") if args.out.name == "torchfmt-differential" else args.out

@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import readers
-from harness.batch import BatchSession
-from harness.cases import Case, committed_cases
-from harness.compare import compare
-from harness.runner import DEFAULT_MEMORY_LIMIT, Run, hint_env, run_reader
+from conformance.harness import readers
+from conformance.harness.batch import BatchSession
+from conformance.harness.cases import Case, committed_cases
+from conformance.harness.compare import compare
+from conformance.harness.runner import DEFAULT_MEMORY_LIMIT, Run, hint_env, run_reader
 
 from . import mutations, t7, tar_mutations
 from .forkserver import Worker

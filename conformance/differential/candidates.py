@@ -21,9 +21,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from generators.case_folder import write_case_folder
-from harness.cases import Case
-from harness.runner import Run
+from conformance.generators.case_folder import write_case_folder
+from conformance.harness.cases import Case
+from conformance.harness.runner import Run
 
 from .campaign import Pair
 from .run import TORCH_SECONDS, as_run

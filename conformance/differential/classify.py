@@ -29,8 +29,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from harness.compare import compare
-from harness.runner import Run
+from conformance.harness.compare import compare
+from conformance.harness.runner import Run
 
 from . import documented
 

@@ -1,10 +1,11 @@
 """A persistent reader worker: one process imports a reader once, then forks one child per file.
 
-``forkserver.py torch`` runs the torch adapter's contract command (``conformance/adapters/torch_reader.py``
-``main``: ``torch.load(weights_only=True)``, never laxer, described by
-``conformance/generators/torch_describe.py``); ``forkserver.py reference`` runs ``torchfmt dump``
-(``torchfmt.cli.main``).  Importing torch costs seconds; a fork costs milliseconds, so the harness sends
-many files through one worker.
+The worker, ``python -m conformance.differential.forkserver torch`` (started by :class:`Worker`, with this
+tree's reader and the suite's package on its ``PYTHONPATH``), runs the torch adapter's contract command
+(``conformance/adapters/torch_reader.py`` ``main``: ``torch.load(weights_only=True)``, never laxer,
+described by ``conformance/generators/torch_describe.py``); ``... forkserver reference`` runs ``torchfmt
+dump`` (``torchfmt.cli.main``).  Importing torch costs seconds; a fork costs milliseconds, so the harness
+sends many files through one worker.
 
 Each child runs the command exactly as the contract's subprocess would, with its stdout and stderr
 redirected to files, in a sandbox folder (cwd, HOME and TMPDIR: the worker's throwaway folder), under an
@@ -14,7 +15,7 @@ reads one JSON request per line on stdin, ``{"path", "timeout", "env"}``, and an
 the child; ``stdout``/``stderr``: files the client reads and removes).  :class:`Worker` is the client:
 it starts the worker in its own sandbox and restarts it when it dies.
 
-``forkserver.py torch --persistent`` forks nothing: the worker itself runs the command on each file (its
+``... forkserver torch --persistent`` forks nothing: the worker itself runs the command on each file (its
 fds 1 and 2 are in-memory files, whose bytes follow each reply line), under its own address-space limit,
 and says ``ready`` once torch is imported.  A fork of a process that has imported torch costs tens of
 milliseconds; a file torch refuses costs about one, so the fuzz target (fuzz/fuzz_differential.py) uses
@@ -62,11 +63,10 @@ FOLDER_PREFIX = "torchfmt-diff-"
 
 def _entry(reader: str):  # noqa: ANN202 - the reader's contract command, imported before any fork
     if reader == "torch":
-        sys.path.insert(0, str(ROOT / "conformance" / "adapters"))
-        torch_reader = importlib.import_module("torch_reader")  # puts conformance/generators on sys.path
+        torch_reader = importlib.import_module("conformance.adapters.torch_reader")
         importlib.import_module("torch")  # once, before the forks
-        importlib.import_module("torch_describe")
-        importlib.import_module("harness.vocabulary").error_codes()
+        importlib.import_module("conformance.generators.torch_describe")
+        importlib.import_module("conformance.harness.vocabulary").error_codes()
         _warm_up(lambda path: torch_reader.main(["torch_reader.py", path]))
         return lambda path: torch_reader.main(["torch_reader.py", path])
     import torchfmt.pickle.machine  # noqa: F401
@@ -199,7 +199,6 @@ def _take(fd: int) -> bytes:
 
 
 def serve(reader: str, persistent: bool = False) -> None:  # pragma: no cover - runs in the worker process
-    sys.path.insert(0, str(ROOT / "conformance"))
     run = _entry(reader)
     try:
         (_serve_inline if persistent else _serve_forked)(reader, run)
@@ -307,8 +306,9 @@ class Worker:
         work.mkdir()
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "TMPDIR": str(work),
                "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONPATH": str(ROOT / "reference_impl")}
-        cmd = [sys.executable, str(Path(__file__).resolve()), self.reader]
+               # this tree's reader, and the suite's package (the worker is this module run by name)
+               "PYTHONPATH": os.pathsep.join([str(ROOT / "reference_impl"), str(ROOT)])}
+        cmd = [sys.executable, "-m", "conformance.differential.forkserver", self.reader]
         self.proc = subprocess.Popen([*cmd, "--persistent"] if self.persistent else cmd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                      cwd=work, env=env, start_new_session=True)

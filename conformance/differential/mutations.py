@@ -18,9 +18,9 @@ import struct
 import zipfile
 from collections.abc import Callable
 
-from generators.adversarial import assemble as a
-from generators.adversarial import rawzip
-from generators.adversarial.wrap import legacy_spans
+from conformance.generators.adversarial import assemble as a
+from conformance.generators.adversarial import rawzip
+from conformance.generators.adversarial.wrap import legacy_spans
 
 Mutator = Callable[[bytes, random.Random], "bytes | None"]
 #: An edit of one pickle's bytes (:func:`edit_pickle`; the differential mode against any reader adds its

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.runner import Run, check_output, hint_env
+from conformance.harness.runner import Run, check_output, hint_env
 
 from .classify import Verdict, classify
 from .forkserver import Reply, Worker

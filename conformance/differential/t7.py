@@ -17,15 +17,15 @@ import json
 import random
 import re
 import struct
-import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from generators.adversarial.t7 import Walk, WalkError
-from harness.cases import Case, committed_cases
-from harness.compare import compare
-from harness.runner import Run, check_output, hint_env
+from conformance.adapters.luatorch.worker import Answer, LuaWorker, installed  # noqa: F401
+from conformance.generators.adversarial.t7 import Walk, WalkError
+from conformance.harness.cases import Case, committed_cases
+from conformance.harness.compare import compare
+from conformance.harness.runner import Run, check_output, hint_env
 
 from . import documented
 from .classify import READER_BUG, Verdict
@@ -33,9 +33,6 @@ from .forkserver import Worker
 from .mutations import INTERESTING_INTS, flip, truncate
 from .run import REFERENCE_SECONDS, Row, as_run
 from .variants import MAX_BASE, Variant, committed_family_variants
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "adapters" / "lua-torch"))
-from luaworker import Answer, LuaWorker, installed  # noqa: E402, F401
 
 REAL = ("reference-contract-break", "accepted-different", "looser-than-lua", "unexplained-refusal")
 FINE = (

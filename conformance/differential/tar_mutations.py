@@ -22,7 +22,7 @@ import struct
 import tarfile
 from dataclasses import dataclass
 
-from generators.adversarial import assemble as a
+from conformance.generators.adversarial import assemble as a
 
 from .mutations import Edit, _ops, _string, edit_pickle
 

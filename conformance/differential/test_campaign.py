@@ -13,15 +13,15 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from harness import readers
-from harness.cases import committed_cases, load_case
-from harness.runner import Run, run_reader
-from harness.verdict import judge
 
-from differential import campaign, candidates, tar_mutations
-from differential.__main__ import main
-from differential.minimize import shrink
-from differential.variants import Variant
+from conformance.differential import campaign, candidates, tar_mutations
+from conformance.differential.__main__ import main
+from conformance.differential.minimize import shrink
+from conformance.differential.variants import Variant
+from conformance.harness import readers
+from conformance.harness.cases import committed_cases, load_case
+from conformance.harness.runner import Run, run_reader
+from conformance.harness.verdict import judge
 
 # counted by spec/traceability.py
 pytestmark = pytest.mark.spec("canonical.md#canonical-differential-any-reader")

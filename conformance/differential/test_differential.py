@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness.runner import Run
 
-from differential import documented
-from differential.classify import REAL, classify
-from differential.mutations import MUTATORS, mutate
-from differential.run import Differential
-from differential.variants import accept_bases, committed_family_variants, mutation_variants
+from conformance.differential import documented
+from conformance.differential.classify import REAL, classify
+from conformance.differential.mutations import MUTATORS, mutate
+from conformance.differential.run import Differential
+from conformance.differential.variants import accept_bases, committed_family_variants, mutation_variants
+from conformance.harness.runner import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 2026
@@ -186,7 +186,7 @@ def test_documented_rules_cite_the_spec_and_match_their_cases() -> None:
 def test_deep_descriptions_parse() -> None:
     """A description of values nested as deep as every reader must accept (1,000 levels, about three
     JSON containers each) parses; the fuzzer found the suite's parser stopping at Python's 1,000."""
-    from harness import strict_json
+    from conformance.harness import strict_json
 
     depth = 3_500
     doc = strict_json.loads('{"objects": ' + "[" * depth + "]" * depth + "}")
@@ -199,7 +199,7 @@ def test_deep_descriptions_parse() -> None:
 @pytest.fixture(scope="module")
 def forked(needs_torch):
     """torch's worker as the differential CLI runs it: a forked child per file."""
-    from differential.forkserver import Worker
+    from conformance.differential.forkserver import Worker
 
     with Worker("torch", 30) as w:
         yield w
@@ -235,7 +235,7 @@ def test_persistent_torch_worker_survives_time_limits_and_crashes(persistent) ->
     import os
     import signal
 
-    from differential.run import as_run
+    from conformance.differential.run import as_run
 
     path = ROOT / "conformance" / "cases" / "pt-zip" / "dtype-float32" / "data.pt"
     restarts, limit = persistent.restarts, persistent.timeout

@@ -11,10 +11,10 @@ import json
 import os
 
 import pytest
-from harness.runner import Run, check_output
 
-from differential import t7
-from differential.documented import LUA_RULES_FILE, rules
+from conformance.differential import t7
+from conformance.differential.documented import LUA_RULES_FILE, rules
+from conformance.harness.runner import Run, check_output
 
 SEED = 2026
 #: Real disagreements the sample still shows, each reported and not yet fixed (the full run's open

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.cases import Case, committed_cases
+from conformance.harness.cases import Case, committed_cases
 
 from .mutations import MUTATORS, mutate
 
@@ -48,7 +48,7 @@ class Variant:
 
 def family_variants(names: list[str] | None = None) -> list[Variant]:
     """Every case of the adversarial families (``generators/adversarial/families.py``), as its bytes."""
-    from generators.adversarial import families
+    from conformance.generators.adversarial import families
 
     out = []
     for name in names or sorted(families.FAMILIES):
@@ -63,7 +63,7 @@ def committed_family_variants(names: list[str], cases: list[Case] | None = None)
     generator), as their bytes: what :func:`family_variants` makes, read from ``conformance/cases``
     without running the generators (several start from a torch-written file, and importing torch costs
     seconds)."""
-    from generators.adversarial import families
+    from conformance.generators.adversarial import families
 
     folder = "conformance/generators/adversarial/"
     out = []

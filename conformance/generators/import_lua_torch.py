@@ -12,7 +12,7 @@ spec names for them.
 
 This script never imports torchfmt: expectations come from the real writer's loader, not from us.
 
-    python conformance/generators/import_lua_torch.py [--corpus ../shared/corpus] [--check]
+    python -m conformance.generators.import_lua_torch [--corpus ../shared/corpus] [--check]
 """
 
 from __future__ import annotations

@@ -12,16 +12,15 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.adapters.luatorch.prefix import PREFIX, lua_command
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "conformance" / "adapters" / "lua-torch"))
 # the adapter's: where setup built Lua Torch (or $TORCHFMT_LUA_TORCH), and luajit in the env.sh build.sh wrote
-from run import PREFIX, lua_command  # noqa: E402
 
 DESCRIBE = Path(__file__).resolve().parent / "lua_describe.lua"
 #: lua_describe.lua as Lua names it, wherever the checkout lies (LuaJIT shortens a long chunk name to

@@ -10,7 +10,7 @@ get their CRC-32 recomputed in every header.  Derived ``.pt`` files are checked 
 a file torch loads is not written as a reject case.
 
 The expected error code is the spec's judgement of the edit (errors.py says what each code means); the
-reader under test never decides it.  Run ``python conformance/generators/rejects.py`` to (re)write the
+reader under test never decides it.  Run ``python -m conformance.generators.rejects`` to (re)write the
 cases; it never imports torchfmt.
 
 :func:`unsafe_global_files` builds, at test time, the pickles whose global would run a shell command.
@@ -37,9 +37,8 @@ from typing import Any
 
 import yaml
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # conformance/, when run as a script
-from generators.case_folder import write_case_folder  # noqa: E402
-from harness.expected import read_expected_bytes  # noqa: E402
+from conformance.generators.case_folder import write_case_folder
+from conformance.harness.expected import read_expected_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"

@@ -9,7 +9,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-import lua_torch
+from conformance.generators import lua_torch
 
 PREFIX = "spec-"
 WRITER = "generated (t7 spec questions)"

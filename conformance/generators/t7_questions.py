@@ -17,7 +17,7 @@ file.  Its verdict is recorded in the case's notes:
 
 This script never imports torchfmt.
 
-    python conformance/generators/t7_questions.py [--check]
+    python -m conformance.generators.t7_questions [--check]
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ from typing import Any
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lua_torch  # noqa: E402
-from case_folder import write_case_folder  # noqa: E402
-from t7_question_cases import PREFIX, Case, all_cases  # noqa: E402
+from conformance.generators import lua_torch
+from conformance.generators.case_folder import write_case_folder
+from conformance.generators.t7_question_cases import PREFIX, Case, all_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from harness.facts import limit, walk_frames
+
+from conformance.harness.facts import limit, walk_frames
 
 DESCRIPTION_VERSION = 0
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()

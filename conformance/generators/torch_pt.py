@@ -6,9 +6,9 @@ allows, the legacy stream), loads the written file back with the same torch and 
 loaded (``torch_describe``: the ``torch`` adapter's describer).  The expected description therefore comes
 from the writer's own loader, never from torchfmt, which this script does not import.
 
-    /work/venv/bin/python conformance/generators/torch_pt.py --out conformance/cases    # torch 2.13
-    /usr/bin/python3 conformance/generators/torch_pt.py --out conformance/cases         # Debian torch 1.13
-    /work/venv/bin/python conformance/generators/torch_pt.py --check conformance/cases  # cross-check
+    /work/venv/bin/python -m conformance.generators.torch_pt --out conformance/cases    # torch 2.13
+    /usr/bin/python -m conformance.generators.torch_pt --out conformance/cases         # Debian torch 1.13
+    /work/venv/bin/python -m conformance.generators.torch_pt --check conformance/cases  # cross-check
 
 Case ids carry no suffix for the primary torch (2.13) and ``-torch<major>.<minor>`` for any other.  A
 recipe the running torch cannot write or read back is skipped and the reason printed.  Zip files are
@@ -41,12 +41,10 @@ from unittest import mock
 import torch
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # conformance/: harness.expected
-import torch_describe as td  # noqa: E402
-from case_folder import write_expected  # noqa: E402
-from harness.expected import read_expected_bytes  # noqa: E402
-from harness.facts import walk_frames  # noqa: E402
+from conformance.generators import torch_describe as td
+from conformance.generators.case_folder import write_expected
+from conformance.harness.expected import read_expected_bytes
+from conformance.harness.facts import walk_frames
 
 GENERATOR = "conformance/generators/torch_pt.py"
 ROOT = Path(__file__).resolve().parents[2]

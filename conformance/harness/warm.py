@@ -61,8 +61,9 @@ class WarmServer:
         self.script = script
         self.drop = self.HANDED_OFF if script is not None and python is not None else ()
         self.files = tempfile.mkdtemp(prefix="torchfmt-warm-")
-        code = "from harness.warm import serve; serve()" if script is None else \
-            f"from harness.warm import serve; serve({list(preload)!r})"
+        # run from the repository root (cwd below): ``-c`` imports the suite's package from there
+        code = "from conformance.harness.warm import serve; serve()" if script is None else \
+            f"from conformance.harness.warm import serve; serve({list(preload)!r})"
         server_env = {k: v for k, v in (os.environ if env is None else env).items() if k not in self.drop}
         if script is not None:  # what a run's interpreter and torch take from the environment as they start
             from .runner import START_ENV  # here: a server under another Python imports this module alone
@@ -72,7 +73,7 @@ class WarmServer:
             server_env.update(START_ENV, HOME=home)
         self.proc = subprocess.Popen([python or sys.executable, "-c", code],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     cwd=str(Path(__file__).resolve().parents[1]), env=server_env)
+                                     cwd=str(Path(__file__).resolve().parents[2]), env=server_env)
         self.runs = 0
         self.buffer = b""
 

@@ -5,12 +5,13 @@ renames it, and the seeded draw over a population of another size is another sam
 keeps the mutants it stored before: each stored mutant, and each judged one, is matched with the current
 mutant that changes the same node the same way (module, operator, detail and the node's source; the
 enclosing function too where it is stored), the nearest one to its old place; mutants whose code is gone
-drop out and the seeded draw tops the sample up (:func:`mutation.driver.sample`).  The stored outcome of
+drop out and the seeded draw tops the sample up (:func:`sample`).  The stored outcome of
 a carried mutant is run again whenever its module's source changed (``--resume`` compares digests).
 """
 
 from __future__ import annotations
 
+import random
 import re
 from collections import defaultdict
 from typing import Any
@@ -96,3 +97,25 @@ def rename_judgments(renamed: dict[str, str]) -> int:
                 n += 1
     EQUIVALENT.write_text("".join(lines), encoding="utf-8")
     return n
+
+
+def sample(pop: list[Mutant], size: int, seed: int, keep: list[Mutant] | None = None) -> list[Mutant]:
+    """``keep`` (the stored sample carried across edits, :func:`stored`), topped up to ``size`` by a
+    seeded shuffle of ``pop``, each part taken in the shuffle's order: a larger sample of one seed holds a
+    smaller one, so a run can be extended (``--resume``) without running the first mutants again.  With
+    ``keep`` the sample is the seed's draw carried through the edits since it was stored (results.json),
+    not the seed's draw over today's population.  Here because the reader's driver and the judge's both
+    draw with it (the driver runs the judge: the judge may not import the driver)."""
+    order = list(range(len(pop)))
+    random.Random(seed).shuffle(order)
+    rank = {k: r for r, k in enumerate(order)}
+    at = {m.id: k for k, m in enumerate(pop)}
+    picked = sorted((at[m.id] for m in (keep or [])), key=rank.__getitem__)[:size]
+    seen = set(picked)
+    for k in order:
+        if len(picked) >= size:
+            break
+        if k not in seen:
+            picked.append(k)
+            seen.add(k)
+    return [pop[i] for i in sorted(picked)]

@@ -28,8 +28,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.cases import Case
-from harness.runner import hint_env
+from conformance.harness.cases import Case
+from conformance.harness.runner import hint_env
 
 from .scope import PACKAGE
 
@@ -94,10 +94,11 @@ class _Tracer:
         package = self.package
         env = {**os.environ, "PYTHONPATH": str(package), "PYTHONDONTWRITEBYTECODE": "1"}
         env.pop("PYTHONPYCACHEPREFIX", None)
-        code = f"from mutation.tracer import serve; serve({str(package)!r})"
+        code = f"from conformance.mutation.tracer import serve; serve({str(package)!r})"
+        # cwd the repository root: ``-c`` imports the suite's package from there, torchfmt from PYTHONPATH
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     cwd=str(Path(__file__).resolve().parents[1]), env=env, text=True)
+                                     cwd=str(Path(__file__).resolve().parents[2]), env=env, text=True)
         self.imports = json.loads(self._line(120.0) or "{}").get("imports", {})
 
     def _line(self, timeout: float) -> str | None:

@@ -17,9 +17,11 @@ import sys
 import threading
 import time
 
-from harness.cases import Case, committed_cases
+from conformance.generators import truncations
+from conformance.harness.cases import Case, committed_cases
 
 from . import carry, coverage, store
+from .carry import sample
 from .operators import Mutant, module_level_uses, mutants
 from .page import current
 from .run import CASE_TIME_LIMIT, MUTANT_TIME_LIMIT, Outcome, Workspace
@@ -33,27 +35,6 @@ def population() -> tuple[list[Mutant], dict[str, str]]:
     """Every mutant of every target module, in a fixed order, and each module's source."""
     sources = {m: module_source(m) for m in TARGETS}
     return [x for m in TARGETS for x in mutants(m, sources[m])], sources
-
-
-def sample(pop: list[Mutant], size: int, seed: int, keep: list[Mutant] | None = None) -> list[Mutant]:
-    """``keep`` (the stored sample carried across edits, :mod:`mutation.carry`), topped up to ``size`` by a
-    seeded shuffle of ``pop``, each part taken in the shuffle's order: a larger sample of one seed holds a
-    smaller one, so a run can be extended (``--resume``) without running the first mutants again.  With
-    ``keep`` the sample is the seed's draw carried through the edits since it was stored (results.json),
-    not the seed's draw over today's population."""
-    order = list(range(len(pop)))
-    random.Random(seed).shuffle(order)
-    rank = {k: r for r, k in enumerate(order)}
-    at = {m.id: k for k, m in enumerate(pop)}
-    picked = sorted((at[m.id] for m in (keep or [])), key=rank.__getitem__)[:size]
-    seen = set(picked)
-    for k in order:
-        if len(picked) >= size:
-            break
-        if k not in seen:
-            picked.append(k)
-            seen.add(k)
-    return [pop[i] for i in sorted(picked)]
 
 
 def uses_by_module(sources: dict[str, str]) -> dict[str, dict[int, list[tuple[int, int]] | None]]:
@@ -78,12 +59,11 @@ def relevant_lines(m: Mutant, uses: dict[str, dict[int, list[tuple[int, int]] | 
 
 
 def suite_cases() -> list[Case]:
-    """The committed cases and the truncation tier (conformance/test_truncations.py), as the suite runs
-    them; the corpus tier is left out (it is not part of the project's files)."""
-    import test_truncations  # noqa: PLC0415 - writes its cuts to a temporary folder when imported
-
+    """The committed cases and the truncation tier (conformance/generators/truncations.py, written to a
+    temporary folder here), as the suite runs them; the corpus tier is left out (it is not part of the
+    project's files)."""
     cases = [c for c in committed_cases() if not c.problems]
-    return cases + list(test_truncations.CUT_CASES)
+    return cases + truncations.write_cut_cases(truncations.cuts())
 
 
 def _digest(text: str) -> str:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from . import carry, store
+from .carry import sample  # the seeded draw, as the reader's (carried across edits)
 from .operators import Mutant, apply, mutants
 
 CONFORMANCE = Path(__file__).resolve().parents[1]
@@ -77,15 +78,6 @@ def first_for(module: str, tests: list[str]) -> list[str]:
 def population() -> tuple[list[Mutant], dict[str, str]]:
     sources = {m: (CONFORMANCE / m).read_text(encoding="utf-8") for m in TARGETS}
     return [x for m in TARGETS for x in mutants(m, sources[m])], sources
-
-
-def sample(pop: list[Mutant], size: int, seed: int, keep: list[Mutant] | None = None) -> list[Mutant]:
-    """The first ``size`` of a seeded shuffle of ``pop`` (a larger sample of one seed holds a smaller);
-    with ``keep`` (the stored sample carried across edits), ``keep`` topped up in the shuffle's order
-    (:func:`mutation.driver.sample`)."""
-    from .driver import sample as carried_sample  # noqa: PLC0415 - the driver imports this module
-
-    return carried_sample(pop, size, seed, keep)
 
 
 def _with_detail(entries: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -35,11 +35,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import readers
-from harness.cases import Case
-from harness.runner import CANARY, Run, check_output, hint_env, run_reader
-from harness.verdict import judge
-from harness.warm import WarmServer
+from conformance.harness import readers
+from conformance.harness.cases import Case
+from conformance.harness.runner import CANARY, Run, check_output, hint_env, run_reader
+from conformance.harness.verdict import judge
+from conformance.harness.warm import WarmServer
 
 from .operators import Mutant, apply
 from .scope import PACKAGE
@@ -78,8 +78,10 @@ class Worker:
     def _start(self) -> subprocess.Popen[str]:
         if self.proc is None:
             pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL}
-            self.proc = subprocess.Popen([sys.executable, "-c", "from mutation.worker import serve; serve()"],
-                                         **pipes, cwd=str(HERE.parent), env=self.env, text=True,
+            # cwd the repository root: ``-c`` imports the suite's package from there, torchfmt from PYTHONPATH
+            self.proc = subprocess.Popen([sys.executable, "-c",
+                                          "from conformance.mutation.worker import serve; serve()"],
+                                         **pipes, cwd=str(HERE.parents[1]), env=self.env, text=True,
                                          start_new_session=True)
         return self.proc
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import ast
 
 import pytest
-from harness.cases import committed_cases
 from torchfmt.limits import WALK_FRAMES
 from torchfmt.recursion import recursion_limit
 
-from mutation import coverage, driver, operators, page, store
-from mutation.run import Worker, Workspace
-from mutation.scope import PACKAGE, TARGETS, module_source
+from conformance.harness.cases import committed_cases
+from conformance.mutation import coverage, driver, operators, page, store
+from conformance.mutation.run import Worker, Workspace
+from conformance.mutation.scope import PACKAGE, TARGETS, module_source
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 
@@ -39,7 +39,7 @@ def test_page_is_generated() -> None:
 def test_judgments_name_stored_mutants() -> None:
     """Every judgment names a sampled mutant and quotes its node as stored (else it judges nothing): the
     reader's in results.json, the judge's (``harness/...``) in judge_results.json's carried sample."""
-    from mutation import judge
+    from conformance.mutation import judge
 
     doc = store.load_results()
     judged = (judge.load().get("carried") or {}).get("mutants", {})
@@ -150,7 +150,7 @@ def test_the_page_interval_is_wilsons() -> None:
 
 
 def test_the_judge_population_is_the_judges_modules() -> None:
-    from mutation import judge
+    from conformance.mutation import judge
 
     pop, _ = judge.population()
     assert {m.module for m in pop} == set(judge.TARGETS)

@@ -45,7 +45,7 @@ def serve(package: str) -> None:
         "the reader was imported before the tracer was set: its import lines would be missed"
     sys.settrace(call)
     threading.settrace(call)
-    from harness.warm import warm_up
+    from conformance.harness.warm import warm_up
 
     warm_up()
     replies = os.fdopen(os.dup(1), "w")

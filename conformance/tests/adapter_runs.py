@@ -18,10 +18,11 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
-from harness import readers, warm
-from harness.cases import CASES_DIR, Case, load_case
-from harness.runner import Run, run_reader
-from harness.verdict import judge
+
+from conformance.harness import readers, warm
+from conformance.harness.cases import CASES_DIR, Case, load_case
+from conformance.harness.runner import Run, run_reader
+from conformance.harness.verdict import judge
 
 _PROBING = threading.Lock()
 

@@ -12,11 +12,12 @@ import subprocess
 import sys
 
 import pytest
-from harness.cases import CASES_DIR, load_case
-from harness.compare import compare
-from harness.readers import ADAPTERS_DIR, adapters_home
-from harness.runner import hint_env
-from harness.vocabulary import error_codes
+
+from conformance.harness.cases import CASES_DIR, load_case
+from conformance.harness.compare import compare
+from conformance.harness.readers import ADAPTERS_DIR, adapters_home
+from conformance.harness.runner import hint_env
+from conformance.harness.vocabulary import error_codes
 
 FOLDER = ADAPTERS_DIR / "kaitai-js"
 RUN = FOLDER / "run.py"

@@ -7,9 +7,10 @@ Run when the libtorch program is built (``conformance/adapters/libtorch/setup``;
 from __future__ import annotations
 
 import pytest
-from adapter_runs import committed, reader, start, verdict
-from harness.cases import CASES_DIR, load_case
-from harness.runner import run_reader
+
+from conformance.harness.cases import CASES_DIR, load_case
+from conformance.harness.runner import run_reader
+from conformance.tests.adapter_runs import committed, reader, start, verdict
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 T7_CASE = min(p.name for p in (CASES_DIR / "t7-binary").iterdir() if not p.name.startswith("adv-"))

@@ -1,5 +1,6 @@
 """The ``lua-torch`` adapter (conformance/adapters/lua-torch/): real Lua Torch's File:readObject, described
-through describe.lua and luagraph.py, on a few committed cases (spec/canonical.md#canonical-reader-cli).  Run
+through describe.lua and luatorch/graph.py, on a few committed cases
+(spec/canonical.md#canonical-reader-cli).  Run
 where ``conformance/adapters/lua-torch/setup`` has built or linked Lua Torch (CI builds it); skipped
 elsewhere,
 failed instead under TORCHFMT_REQUIRE_ADAPTERS.
@@ -8,9 +9,10 @@ failed instead under TORCHFMT_REQUIRE_ADAPTERS.
 from __future__ import annotations
 
 import pytest
-from adapter_runs import committed, reader, start, verdict
-from harness.batch import BatchSession
-from harness.verdict import judge
+
+from conformance.harness.batch import BatchSession
+from conformance.harness.verdict import judge
+from conformance.tests.adapter_runs import committed, reader, start, verdict
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 READS = [

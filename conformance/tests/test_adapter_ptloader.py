@@ -5,7 +5,8 @@ run here, unless TORCHFMT_REQUIRE_ADAPTERS is set."""
 from __future__ import annotations
 
 import pytest
-from adapter_runs import start, verdict
+
+from conformance.tests.adapter_runs import start, verdict
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 READS = ["pt-zip/dtype-float32", "pt-zip/protocol-4"]

@@ -4,7 +4,8 @@ installed (harness/readers.py; skipped otherwise, unless TORCHFMT_REQUIRE_ADAPTE
 from __future__ import annotations
 
 import pytest
-from adapter_runs import start, verdict
+
+from conformance.tests.adapter_runs import start, verdict
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 OUTCOMES = [("pt-zip/checkpoint-adam", "pass"), ("pt-zip/neg-view", "fail"),

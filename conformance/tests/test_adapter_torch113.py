@@ -6,7 +6,8 @@
 from __future__ import annotations
 
 import pytest
-from adapter_runs import committed, start, verdict, warm_and_command
+
+from conformance.tests.adapter_runs import committed, start, verdict, warm_and_command
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 READS = ["pt-zip/dtype-float32", "pt-legacy/state-dict-mlp-torch1.13", "pt-legacy/dtype-float64-torch1.13"]

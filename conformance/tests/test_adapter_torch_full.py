@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from adapter_runs import committed, start, verdict, warm_and_command
-from harness.cases import Case
-from harness.runner import CANARY, canaries_touched, canary_marks
+
+from conformance.harness.cases import Case
+from conformance.harness.runner import CANARY, canaries_touched, canary_marks
+from conformance.tests.adapter_runs import committed, start, verdict, warm_and_command
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 READS = ["pt-zip/state-dict-mlp", "pt-legacy/views-shared-storage", "pt-zip/python-bytes",
@@ -30,7 +31,7 @@ def test_torch_full_reads_what_weights_only_refuses(case_id: str) -> None:
 
 def test_torch_full_never_sees_an_untrusted_file(tmp_path: Path) -> None:
     """Reject, adversarial and generated cases are declined without a run, an os.system gadget included."""
-    from generators.rejects import unsafe_global_files
+    from conformance.generators.rejects import unsafe_global_files
 
     canary = tmp_path / "canary"
     marks = canary_marks([canary, CANARY])  # one left by another process counts only when touched again

@@ -9,8 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from harness.cases import CASES_DIR, load_case
-from harness.readers import ADAPTERS_DIR, adapters_home
+
+from conformance.harness.cases import CASES_DIR, load_case
+from conformance.harness.readers import ADAPTERS_DIR, adapters_home
 
 RUN = ADAPTERS_DIR / "torchfile" / "run.py"
 #: setup leaves a marker; CI sets TORCHFMT_REQUIRE_ADAPTERS=1 after running it, so nothing skips there.

@@ -18,12 +18,13 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from harness import readers, warm
-from harness.batch import BatchSession
-from harness.cases import Case, committed_cases
-from harness.readers import ADAPTERS_DIR
-from harness.runner import CANARY, Run, run_reader
-from harness.verdict import judge
+
+from conformance.harness import readers, warm
+from conformance.harness.batch import BatchSession
+from conformance.harness.cases import Case, committed_cases
+from conformance.harness.readers import ADAPTERS_DIR
+from conformance.harness.runner import CANARY, Run, run_reader
+from conformance.harness.verdict import judge
 
 pytestmark = [
     pytest.mark.spec("canonical.md#canonical-reader-batch"),

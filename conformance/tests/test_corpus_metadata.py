@@ -10,8 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from harness import vocabulary
-from harness.cases import (
+
+from conformance.harness import vocabulary
+from conformance.harness.cases import (
     CORPUS_METADATA,
     CORPUS_METADATA_KEYS,
     CORPUS_TIERS,

@@ -14,8 +14,8 @@ import operator
 import re
 from pathlib import Path
 
-from harness import facts, vocabulary
-from harness.facts import ROOT
+from conformance.harness import facts, vocabulary
+from conformance.harness.facts import ROOT
 
 SCANNED = ("conformance", "benchmarks", "fuzz")
 #: (file, expression) -> why that literal is not the limit it equals.

@@ -14,6 +14,7 @@ import contextlib
 import importlib.util
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from generators.adversarial import pickle_hardening
-from harness.compare import compare
+
+from conformance.generators.adversarial import pickle_hardening
+from conformance.harness.compare import compare
 
 pytestmark = pytest.mark.spec("pickle.md#pickle-keys")  # counted by spec/traceability.py
 
@@ -43,10 +45,9 @@ SAID: dict[str, tuple[int, str, str | None]] = {
 
 _TORCH = """
 import json, sys
-sys.path.insert(0, {conformance!r})
 from pathlib import Path
-from generators import torch_describe as td
-from generators.adversarial import assemble, pickle_hardening, wrap
+from conformance.generators import torch_describe as td
+from conformance.generators.adversarial import assemble, pickle_hardening, wrap
 out = {{}}
 for name, body, *_ in pickle_hardening.ACCEPTS:
     path = Path(sys.argv[1]) / f"{{name}}.pt"
@@ -64,9 +65,11 @@ def _by_torch(folder: Path) -> dict[str, Any]:
     """In one subprocess (the files start from a torch-written zip: this process never imports torch):
     write the family's accept files into ``folder`` and describe each as ``torch.load(weights_only=True)``
     loads it, with torch_describe."""
-    script = _TORCH.format(conformance=str(CONFORMANCE))
-    r = subprocess.run([sys.executable, "-c", script, str(folder)],
-                       capture_output=True, text=True, timeout=300, cwd=folder)
+    script = _TORCH.format()
+    # the suite's package from this checkout (the script runs in ``folder``)
+    path = os.pathsep.join([str(CONFORMANCE.parent), os.environ.get("PYTHONPATH", "")])
+    r = subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True, text=True,
+                       timeout=300, cwd=folder, env={**os.environ, "PYTHONPATH": path})
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
 

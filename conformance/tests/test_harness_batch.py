@@ -13,9 +13,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness.batch import MORE_THAN_ONE_LINE, BatchSession
-from harness.runner import run_reader
-from harness.sandbox import bwrap_works
+
+from conformance.harness.batch import MORE_THAN_ONE_LINE, BatchSession
+from conformance.harness.runner import run_reader
+from conformance.harness.sandbox import bwrap_works
 
 SANDBOX = bwrap_works()
 
@@ -325,9 +326,8 @@ def test_cases_that_allow_more_than_one_answer_are_always_rechecked(tmp_path: Pa
          "--batch-recheck", "0", "--format", "pt-torchscript", "--report-json", str(report)],
         cwd=root, capture_output=True, text=True, timeout=600)
     doc = json.loads(report.read_text())
-    sys.path.insert(0, str(root / "conformance"))
-    from conftest import recheck_always
-    from harness.cases import committed_cases
+    from conformance.conftest import recheck_always
+    from conformance.harness.cases import committed_cases
 
     always = sorted(c.id for c in committed_cases() if c.format == "pt-torchscript" and recheck_always(c))
     assert always, "pt-torchscript has an impl case"

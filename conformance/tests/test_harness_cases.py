@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 import yaml
-from harness import vocabulary
-from harness.cases import _provenance_hints, committed_cases, corpus_cases, load_case
-from harness.expected import ExpectedError, read_expected_bytes
+
+from conformance.harness import vocabulary
+from conformance.harness.cases import _provenance_hints, committed_cases, corpus_cases, load_case
+from conformance.harness.expected import ExpectedError, read_expected_bytes
 
 DESCRIPTION = {"description_version": 0, "format": "t7-binary", "objects": [{"type": "nil"}], "storages": {}}
 
@@ -153,7 +154,7 @@ def test_the_bound_holds_for_a_bomb_and_a_plain_file(tmp_path: Path) -> None:
 
 
 def test_the_generators_write_gzip_above_the_threshold_only(tmp_path: Path) -> None:
-    from generators.case_folder import GZIP_ABOVE, write_case_folder
+    from conformance.generators.case_folder import GZIP_ABOVE, write_case_folder
 
     small = {**DESCRIPTION}
     large = {**DESCRIPTION, "objects": [{"type": "string", "value": "x" * 100}] * (GZIP_ABOVE // 100)}

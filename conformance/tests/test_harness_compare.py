@@ -9,10 +9,11 @@ import random
 from typing import Any
 
 import pytest
-from harness.cases import committed_cases, corpus_cases
-from harness.compare import compare, parse_float
 from torchfmt.limits import WALK_FRAMES
 from torchfmt.recursion import recursion_limit
+
+from conformance.harness.cases import committed_cases, corpus_cases
+from conformance.harness.compare import compare, parse_float
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-comparison")  # counted by spec/traceability.py
 
@@ -393,7 +394,7 @@ def test_unordered_keys_cost_what_the_document_holds(monkeypatch: pytest.MonkeyP
     """Matching unordered items keys each node once, from its children's keys: a table nested 1,024 deep
     (t7-binary/spec-nesting-tables-1024) spells out no more JSON text than a few times its own size (keys
     spelled out whole at every level wrote each subtree once per level above it: 4,090 dumps, seconds)."""
-    import harness.compare as module
+    import conformance.harness.compare as module
 
     doc = next(c for c in committed_cases() if c.id == "t7-binary/spec-nesting-tables-1024").description
     assert doc is not None
@@ -475,7 +476,7 @@ def test_every_expected_description_has_no_difference_from_itself() -> None:
 
 def test_the_same_text_is_told_from_equal_values() -> None:
     """``1``, ``1.0`` and ``true`` are equal in Python, not in JSON: only the same text skips the walk."""
-    from harness.compare import same_text
+    from conformance.harness.compare import same_text
 
     noted = {**two_views(), "_loaded_with": "torch.load(weights_only=True)"}
     assert same_text(two_views(), two_views()) and same_text(noted, two_views())

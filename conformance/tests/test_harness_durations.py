@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from harness import durations
+
+from conformance.harness import durations
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-batch")
 
@@ -28,7 +29,7 @@ def test_a_bomb_the_reader_has_not_run_is_slow_one_it_ran_quickly_is_not() -> No
 def test_the_first_worker_takes_the_slow_runs_first_the_others_the_quick_ones() -> None:
     import threading
 
-    from harness.lanes import Lanes
+    from conformance.harness.lanes import Lanes
 
     gate, started, seen = threading.Event(), threading.Event(), []
 
@@ -63,7 +64,7 @@ def test_the_first_worker_takes_the_slow_runs_first_the_others_the_quick_ones() 
 def test_a_job_s_exception_reaches_its_waiter_and_shutdown_cancels_what_has_not_started() -> None:
     import threading
 
-    from harness.lanes import Lanes
+    from conformance.harness.lanes import Lanes
 
     lanes, hold = Lanes(1), threading.Event()
     failing = lanes.submit(lambda: 1 / 0)
@@ -105,7 +106,7 @@ def test_batch_processes_outlive_the_workers_that_started_them_until_their_sessi
     import subprocess
     import sys
 
-    from harness import sandbox
+    from conformance.harness import sandbox
 
     if not sandbox.bwrap_works():
         pytest.skip("no bubblewrap here: no parent-death signal")

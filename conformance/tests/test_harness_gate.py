@@ -6,8 +6,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from harness.gate import Gate, runs_alone
-from harness.runner import CANARY
+from conformance.harness.gate import Gate, runs_alone
+from conformance.harness.runner import CANARY
 
 
 def test_only_a_case_with_its_own_canary_runs_alone() -> None:

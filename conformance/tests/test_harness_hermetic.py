@@ -15,11 +15,12 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import batch, readers, runner
-from harness.batch import BatchSession
-from harness.runner import run_reader
-from harness.sandbox import bwrap_works
-from harness.vocabulary import CONFORMANCE
+
+from conformance.harness import batch, readers, runner
+from conformance.harness.batch import BatchSession
+from conformance.harness.runner import run_reader
+from conformance.harness.sandbox import bwrap_works
+from conformance.harness.vocabulary import CONFORMANCE
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli", "canonical.md#canonical-reader-batch")
 

@@ -4,9 +4,10 @@ nesting past its depth is refused before the C parser recurses, whatever the pro
 from __future__ import annotations
 
 import pytest
-from harness import strict_json
-from harness.strict_json import DEPTH, JSONError
 from torchfmt.recursion import recursion_limit
+
+from conformance.harness import strict_json
+from conformance.harness.strict_json import DEPTH, JSONError
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-document")
 

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness.cases import Case
-from harness.compare import compare
-from harness.runner import Run
-from harness.verdict import judge
-from test_harness_compare import H1, item, two_views
+
+from conformance.harness.cases import Case
+from conformance.harness.compare import compare
+from conformance.harness.runner import Run
+from conformance.harness.verdict import judge
+from conformance.tests.test_harness_compare import H1, item, two_views
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-comparison")
 

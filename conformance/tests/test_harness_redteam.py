@@ -31,7 +31,8 @@ from typing import Any
 
 import pytest
 import yaml
-from harness.cases import load_case
+
+from conformance.harness.cases import load_case
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli", "canonical.md#canonical-reader-batch")
 

@@ -7,8 +7,9 @@ import struct
 
 import pytest
 import yaml
-from generators import rejects
-from harness.cases import load_case
+
+from conformance.generators import rejects
+from conformance.harness.cases import load_case
 
 DERIVED = [r for build in rejects.BUILDERS.values() for r in build()]
 

@@ -34,13 +34,13 @@ PLUGIN = textwrap.dedent(f'''
     import pytest
 
     def pytest_configure(config):
-        import harness.verdict  # the suite's conftest put conformance/ on the path
+        import conformance.harness.verdict  # the suite's package, importable from the repository root
 
         def compare(*args, **kwargs):
             raise RuntimeError("injected comparator fault")
 
-        harness.verdict.compare = compare
-        harness.verdict.same_text = compare  # the shortcut for a document of the expected text
+        conformance.harness.verdict.compare = compare
+        conformance.harness.verdict.same_text = compare  # the shortcut for a document of the expected text
 
     @pytest.fixture(autouse=True)
     def injected(request):

@@ -10,8 +10,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from harness.runner import run_reader
-from harness.sandbox import bwrap_works
+
+from conformance.harness.runner import run_reader
+from conformance.harness.sandbox import bwrap_works
 
 #: The sandboxed variant of a test runs where bubblewrap does (harness/sandbox.py); elsewhere it runs the
 #: fallback twice.
@@ -221,7 +222,7 @@ def test_a_run_environment_is_taken_while_pytest_changes_its_own() -> None:
     ``PYTEST_CURRENT_TEST`` in the main one: no KeyError escapes (CI: a case failed as a harness error)."""
     import threading
 
-    from harness.runner import environ
+    from conformance.harness.runner import environ
 
     stop = threading.Event()
     errors: list[BaseException] = []

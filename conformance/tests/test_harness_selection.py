@@ -46,7 +46,7 @@ PLUGIN = """
 read = []
 
 def pytest_configure(config):
-    import harness.cases as cases  # on the path once the suite's conftest is loaded
+    import conformance.harness.cases as cases  # the suite's package, importable from the repository root
 
     original = cases.load_case
 

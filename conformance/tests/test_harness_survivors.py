@@ -3,9 +3,9 @@ fails on the mutant named in its docstring."""
 
 from __future__ import annotations
 
-from harness.compare import compare
-from harness.verdict import judge
-from test_harness_verdict import case, run
+from conformance.harness.compare import compare
+from conformance.harness.verdict import judge
+from conformance.tests.test_harness_verdict import case, run
 
 
 def test_the_reference_reader_may_not_decline() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from harness.cases import Case
-from harness.runner import Run
-from harness.verdict import FAILURES, UNTRUSTED, judge
+
+from conformance.harness.cases import Case
+from conformance.harness.runner import Run
+from conformance.harness.verdict import FAILURES, UNTRUSTED, judge
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-reader-cli")
 

@@ -11,11 +11,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from harness import warm
-from harness.cases import CASES_DIR, committed_cases
-from harness.fswatch import TreeWatch
-from harness.readers import resolve
-from harness.runner import Run, run_reader
+
+from conformance.harness import warm
+from conformance.harness.cases import CASES_DIR, committed_cases
+from conformance.harness.fswatch import TreeWatch
+from conformance.harness.readers import resolve
+from conformance.harness.runner import Run, run_reader
 
 pytestmark = [pytest.mark.spec("canonical.md#canonical-reader-cli"),
               pytest.mark.skipif(not warm.available(), reason="no fork here: the harness runs the command")]
@@ -180,7 +181,7 @@ def test_an_adapters_warm_run_is_its_command(tmp_path: Path, kind: str) -> None:
 
 
 def test_a_warm_entry_names_only_known_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness import readers
+    from conformance.harness import readers
 
     folder = tmp_path / "fake"
     folder.mkdir()

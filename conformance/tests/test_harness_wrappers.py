@@ -16,11 +16,12 @@ import sys
 import textwrap
 
 import pytest
-from harness import readers
-from harness.batch import BatchSession
-from harness.cases import Case, committed_cases
-from harness.runner import run_reader
-from harness.verdict import Verdict, judge
+
+from conformance.harness import readers
+from conformance.harness.batch import BatchSession
+from conformance.harness.cases import Case, committed_cases
+from conformance.harness.runner import run_reader
+from conformance.harness.verdict import Verdict, judge
 
 pytestmark = pytest.mark.spec("canonical.md#canonical-comparison", "canonical.md#canonical-document",
                               "canonical.md#canonical-json-numbers", "canonical.md#canonical-reader-batch")

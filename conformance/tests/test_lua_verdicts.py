@@ -2,7 +2,7 @@
 conformance/lua_verdicts.py; spec/t7.md#where-this-spec-is-stricter), and the record is current.
 
 The first test needs no Lua: each verdict names the file it judged by its hash, so a case added or
-regenerated without rerunning ``python conformance/lua_verdicts.py`` fails here.  The second reruns the
+regenerated without rerunning ``python -m conformance.lua_verdicts`` fails here.  The second reruns the
 script's judgement with ``--check`` where Lua Torch is built (CI), and fails instead of skipping under
 TORCHFMT_REQUIRE_ADAPTERS.
 """
@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from pathlib import Path
 
 import pytest
-from harness.cases import committed_cases
+
+from conformance.adapters.luatorch.worker import installed
+from conformance.harness.cases import committed_cases
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "conformance" / "adapters" / "lua-torch"))
-from luaworker import installed  # noqa: E402
 
 pytestmark = pytest.mark.spec("t7.md#t7-stream", "canonical.md#canonical-reader-cli")
 T7 = [c for c in committed_cases() if c.format.startswith("t7-")]
@@ -45,7 +44,7 @@ def test_every_t7_case_records_lua_s_verdict_on_its_bytes() -> None:
 @pytest.mark.skipif(not installed() and not os.environ.get("TORCHFMT_REQUIRE_ADAPTERS"),
                     reason="Lua Torch is not built here (conformance/adapters/lua-torch/setup)")
 def test_recorded_verdicts_are_what_lua_does_now() -> None:
-    import lua_verdicts
+    from conformance import lua_verdicts
 
     assert lua_verdicts.main(["--check"]) == 0
 
@@ -53,7 +52,7 @@ def test_recorded_verdicts_are_what_lua_does_now() -> None:
 def test_a_regenerated_case_keeps_the_verdict_on_its_own_bytes_only(tmp_path: Path) -> None:
     """The generators rewrite case.yaml (generators/case_folder.py): the Lua verdict stays while the file's
     bytes are the ones it judged, and goes (with stricter-than-lua) when they change."""
-    from generators.case_folder import write_case_folder
+    from conformance.generators.case_folder import write_case_folder
 
     data = b"\x00\x00\x00\x00"
     lua = {"verdict": "loads", "detail": "1 object: nil", "stricter": "why",

@@ -16,7 +16,7 @@ def td() -> ModuleType:
     """torch's describer, imported when a test of this module runs: collecting the suite (``-k ONE``)
     imports no torch."""
     pytest.importorskip("torch")
-    from generators import torch_describe
+    from conformance.generators import torch_describe
 
     return torch_describe
 

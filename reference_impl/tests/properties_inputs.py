@@ -13,17 +13,16 @@ import io
 import os
 import pickletools
 import struct
-import sys
 from functools import cache
 from pathlib import Path
 
 import yaml
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "conformance"))
+from conformance.generators.adversarial.t7 import Walk, WalkError, truncation_points
 
-from generators.adversarial.t7 import Walk, WalkError, truncation_points  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+
 
 CASES = ROOT / "conformance" / "cases"
 __all__ = ["mutated", "pickle_int_args", "pt_seeds", "t7_binary_seeds", "t7_fields", "truncation_points",

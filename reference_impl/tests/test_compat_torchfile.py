@@ -205,15 +205,9 @@ def test_same_values_as_torchfile(options: dict) -> None:
 def test_nn_constant_value_is_its_field(tmp_path: Path) -> None:
     """`nn.Constant(5).value` is the module's `value` field (a 1-element DoubleTensor in Lua), as in
     torchfile, not torchfmt's own `TorchObject.value` (the field table). The file is real Lua Torch's."""
-    sys_path = [str(ROOT / "conformance" / "adapters" / "lua-torch")]
-    import sys
+    from conformance.adapters.luatorch.prefix import lua_command
+    from conformance.adapters.luatorch.worker import installed
 
-    sys.path[:0] = sys_path
-    try:
-        from luaworker import installed
-        from run import lua_command
-    finally:
-        del sys.path[:len(sys_path)]
     if not installed():
         pytest.skip("Lua Torch is not built here (conformance/adapters/lua-torch/setup)")
     out = tmp_path / "constant.t7"

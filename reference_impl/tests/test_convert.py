@@ -27,14 +27,15 @@ from torchfmt.model import LuaFunction, LuaTable
 from torchfmt.tools.convert import ConvertError, convert
 from torchfmt.tools.roles import training_buffer
 
+from conformance.harness.cases import committed_cases, corpus_cases, corpus_root
+from conformance.harness.compare import compare
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
-from harness.cases import committed_cases, corpus_cases, corpus_root  # noqa: E402
-from harness.compare import compare  # noqa: E402
 
 try:
     import torch
-    import torch_describe as td
+
+    from conformance.generators import torch_describe as td
 except ImportError:
     torch = None
     td = None

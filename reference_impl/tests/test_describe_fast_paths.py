@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,8 +21,7 @@ from torchfmt.limits import WALK_FRAMES
 from torchfmt.recursion import recursion_limit
 from torchfmt.t7.encodings import Hints
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "conformance"))
-from harness.cases import committed_cases  # noqa: E402
+from conformance.harness.cases import committed_cases
 
 #: The module (``torchfmt.describe`` the attribute is the function of the same name).
 describe_module = importlib.import_module("torchfmt.describe")

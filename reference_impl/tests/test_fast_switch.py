@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,8 +15,7 @@ from torchfmt.fast import pickle_entry
 from torchfmt.fast import t7 as fast_t7
 from torchfmt.pt import ziparchive
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "conformance"))
-from harness.cases import committed_cases  # noqa: E402
+from conformance.harness.cases import committed_cases
 
 SHOW = "import torchfmt.fast as f; print(f.ENABLED)"
 

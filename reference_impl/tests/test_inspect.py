@@ -26,16 +26,16 @@ from torchfmt.pickle.globals import runs_code
 from torchfmt.t7.encodings import Hints
 from torchfmt.tools.inspect import INSPECT_VERSION, human_bytes, inspect, render
 
+from conformance.harness.cases import committed_cases
+from conformance.harness.runner import CANARY, canaries_touched, canary_marks
+
 torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"
 CORPUS = Path(os.environ.get("TORCHFMT_CORPUS", ROOT.parent / "shared" / "corpus"))
 LUA = CORPUS / "t7" / "lua-torch"
-sys.path.insert(0, str(ROOT / "conformance"))
 
-from harness.cases import committed_cases  # noqa: E402
-from harness.runner import CANARY, canaries_touched, canary_marks  # noqa: E402
 
 #: The suite's gadget cases (spec/pickle.md#pickle-no-execution), by name.
 GADGETS = {c.id.split("/")[1]: c for c in committed_cases() if "/adv-gadget-" in c.id}

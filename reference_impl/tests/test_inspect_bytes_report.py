@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,11 +17,11 @@ from torchfmt.model import Storage
 from torchfmt.tools import sizes
 from torchfmt.tools.inspect import inspect, render
 
+from conformance.adapters.luatorch.prefix import PREFIX as LUATORCH
+
 torch = pytest.importorskip("torch")
 
 #: Real Lua Torch: the prefix the lua-torch adapter's setup builds, or $TORCHFMT_LUA_TORCH (its run.PREFIX).
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "conformance" / "adapters" / "lua-torch"))
-from run import PREFIX as LUATORCH  # noqa: E402
 
 LUA_FLAT = """
 require 'torch'; require 'nn'

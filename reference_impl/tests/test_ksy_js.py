@@ -29,7 +29,6 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 KSY = ROOT / "ksy"
-sys.path.insert(0, str(KSY / "generated"))
 
 import pytorch_legacy  # noqa: E402
 import pytorch_tar  # noqa: E402
@@ -67,12 +66,12 @@ def _jobs() -> list[tuple[str, str]]:
 
 
 def _truncation_jobs(folder: Path) -> list[tuple[str, str]]:
-    """The suite's generated truncations (conformance/test_truncations.py's cuts), written to ``folder``."""
-    sys.path.insert(0, str(ROOT / "conformance"))
-    from test_truncations import CUTS  # noqa: PLC0415
+    """The suite's generated truncations (conformance/generators/truncations.py's cuts), written to
+    ``folder``."""
+    from conformance.generators import truncations  # noqa: PLC0415
 
     jobs = []
-    for base, cut in CUTS:
+    for base, cut in truncations.cuts():
         path = folder / f"{base.id.replace('/', '--')}@{cut}{base.path.suffix}"
         path.write_bytes(base.path.read_bytes()[:cut])
         jobs.append((str(path), GRAMMAR[base.format]))

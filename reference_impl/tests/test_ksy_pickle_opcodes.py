@@ -8,13 +8,11 @@ from __future__ import annotations
 import pickle
 import pickletools
 import struct
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "ksy" / "generated"))
 
 from python_pickle import PythonPickle  # noqa: E402
 from torchfmt.pickle import opcodes  # noqa: E402

@@ -9,7 +9,6 @@ spec/pt-tar.md).
 from __future__ import annotations
 
 import pickletools
-import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -17,7 +16,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "ksy" / "generated"))
 
 import torch  # noqa: E402  (the [torch] extra: CI installs it; a missing torch must fail, not skip)
 from kaitaistruct import KaitaiStructError  # noqa: E402

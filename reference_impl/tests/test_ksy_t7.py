@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import struct
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 from torchfmt.recursion import recursion_limit
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "ksy" / "generated"))
 
 from kaitaistruct import KaitaiStructError  # noqa: E402
 from torch_t7 import TorchT7  # noqa: E402

@@ -24,10 +24,10 @@ from torchfmt.errors import FormatError, Unsupported
 from torchfmt.recursion import recursion_limit
 from torchfmt.t7.encodings import Hints
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "conformance"))
+from conformance.harness.cases import committed_cases, corpus_cases
 
-from harness.cases import committed_cases, corpus_cases  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+
 
 describe_module = importlib.import_module("torchfmt.describe")  # the package's `describe` is a function
 

@@ -23,9 +23,9 @@ from torchfmt.tools.roles import MODULE_STATE, is_module
 from torchfmt.tools.slim import slim, t7_emptied
 from torchfmt.walk import values
 
+from conformance.harness.cases import corpus_root
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "conformance")]
-from harness.cases import corpus_root  # noqa: E402
 
 try:
     import torch

@@ -21,7 +21,6 @@ rules of the container, never tolerated:
 from __future__ import annotations
 
 import re
-import sys
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,9 +37,9 @@ from torchfmt.tools.roles import LEVELS, MODULE_STATE, is_module
 from torchfmt.tools.slim import slim
 from torchfmt.walk import values
 
+from conformance.harness.cases import committed_cases, corpus_cases, corpus_root
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "conformance")]
-from harness.cases import committed_cases, corpus_cases, corpus_root  # noqa: E402
 
 torch = pytest.importorskip("torch")
 

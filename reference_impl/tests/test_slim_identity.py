@@ -24,10 +24,10 @@ from torchfmt.model import LuaTable, Tensor, TorchObject
 from torchfmt.tools.roles import LEVELS
 from torchfmt.tools.slim import slim
 
+from conformance.adapters.luatorch.prefix import PREFIX as LUATORCH
+from conformance.harness.cases import committed_cases, corpus_cases
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "adapters" / "lua-torch")]
-from harness.cases import committed_cases, corpus_cases  # noqa: E402
-from run import PREFIX as LUATORCH  # noqa: E402
 
 torch = pytest.importorskip("torch")
 

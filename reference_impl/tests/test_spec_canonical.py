@@ -15,7 +15,6 @@ import json
 import math
 import re
 import struct
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,14 +28,14 @@ from torchfmt.limits import LIMITS, NODE_BUDGET, TEXT_BUDGET, Limit
 from torchfmt.recursion import recursion_limit
 from torchfmt.t7 import encodings
 
+from conformance.harness import runner, vocabulary
+from conformance.harness.expected import read_expected_bytes
+
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec"
 CANONICAL = (SPEC / "canonical.md").read_text(encoding="utf-8")
 CORPUS = ROOT.parent / "shared" / "corpus"
-sys.path.insert(0, str(ROOT / "conformance"))
 
-from harness import runner, vocabulary  # noqa: E402
-from harness.expected import read_expected_bytes  # noqa: E402
 
 
 def _requirement(anchor: str, text: str = CANONICAL) -> str:

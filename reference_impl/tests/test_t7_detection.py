@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +20,11 @@ from torchfmt.errors import FormatError
 from torchfmt.recursion import recursion_limit
 from torchfmt.t7.detection import sniff_byte_order, sniff_mode
 
+from conformance.harness.cases import load_case
+from conformance.harness.compare import compare
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "conformance" / "cases"
-sys.path.insert(0, str(ROOT / "conformance"))
-from harness.cases import load_case  # noqa: E402
-from harness.compare import compare  # noqa: E402
 
 # The real files that read completely with either long size; only the 8-byte reading gives the one
 # object torch.save writes (spec/t7.md#t7-detect).

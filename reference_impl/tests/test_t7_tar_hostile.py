@@ -8,7 +8,6 @@ tests check the answers.
 from __future__ import annotations
 
 import io
-import sys
 import tarfile
 from pathlib import Path
 
@@ -25,10 +24,10 @@ from torchfmt.pt.tar import _decimal, read_members
 from torchfmt.t7.encodings import BinaryEncoding
 from torchfmt.t7.reader import ObjectReader, _check_described_depth, _is_lua_number
 
+from conformance.harness.cases import load_case
+from conformance.harness.compare import compare
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "conformance"))
-from harness.cases import load_case  # noqa: E402
-from harness.compare import compare  # noqa: E402
 
 ASCII_CASE = ROOT / "conformance" / "cases" / "t7-ascii" / "ascii-tensor-float-2x3"
 

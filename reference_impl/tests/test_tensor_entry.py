@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,11 +28,11 @@ from torchfmt.pt.archive import Archive, StorageRecords
 from torchfmt.pt.ziparchive import read_members
 from torchfmt.windows import MemoryWindows
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "conformance"))
+from conformance.differential.variants import family_variants, mutation_variants
+from conformance.harness.cases import committed_cases, corpus_cases, corpus_root
 
-from differential.variants import family_variants, mutation_variants  # noqa: E402
-from harness.cases import committed_cases, corpus_cases, corpus_root  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+
 
 PICKLED = ("pt-zip", "pt-legacy", "pt-tar", "pt-torchscript")
 #: torch-written files whose pickles get a changed byte at every offset.

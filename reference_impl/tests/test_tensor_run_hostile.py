@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import pickle
 import struct
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -19,12 +18,12 @@ import pytest
 from test_tensor_entry import describe_bytes, three_ways
 from torchfmt.fast import pickle_run
 
+from conformance.harness.compare import compare
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
-from harness.compare import compare  # noqa: E402
 
 try:
-    import torch_describe as td
+    from conformance.generators import torch_describe as td
 except ImportError:  # the torch comparison needs torch 2.13 (CI installs it)
     td = None
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import tools_big  # the repository root is importable (pyproject.toml's pythonpath)
+
 torch = pytest.importorskip("torch")
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import tools_big  # noqa: E402
 
 
 @pytest.fixture(scope="module")

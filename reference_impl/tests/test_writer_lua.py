@@ -2,7 +2,8 @@
 spec/t7.md#t7-write-ascii, spec/slim.md#slim-t7-levels, spec/t7.md#t7-convert).
 
 Lua Torch reads every file through conformance/adapters/lua-torch (one LuaJIT that loaded torch, nn,
-nngraph and tds once and forks a child per file, luaworker.py), and its description of what
+nngraph and tds once and forks a child per file, conformance/adapters/luatorch/worker.py), and its
+description of what
 ``File:readObject`` returned is compared by spec/canonical.md#canonical-comparison:
 
 - every ``.t7`` accept case (committed and corpus tier) Lua reads, read by ``torchfmt.load`` and written
@@ -23,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,13 @@ from torchfmt.tools.convert import ConvertError, convert
 from torchfmt.tools.slim import LEVELS, slim
 from torchfmt.writer.t7 import T7Writer
 
+from conformance.adapters.luatorch.prefix import lua_command
+from conformance.adapters.luatorch.worker import LuaWorker, installed
+from conformance.harness.cases import Case, committed_cases, corpus_cases
+from conformance.harness.compare import compare
+
 ROOT = Path(__file__).resolve().parents[2]
 LUA_ADAPTER = ROOT / "conformance" / "adapters" / "lua-torch"
-sys.path[:0] = [str(ROOT / "conformance"), str(LUA_ADAPTER)]
-from harness.cases import Case, committed_cases, corpus_cases  # noqa: E402
-from harness.compare import compare  # noqa: E402
-from luaworker import LuaWorker, installed  # noqa: E402
-from run import lua_command  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not installed() and not os.environ.get("TORCHFMT_REQUIRE_ADAPTERS"),

@@ -43,14 +43,15 @@ from torchfmt.t7.encodings import Hints
 from torchfmt.writer.pickler import PicklingError
 from torchfmt.writer.t7 import T7Writer
 
+from conformance.harness.cases import Case, committed_cases, corpus_cases
+from conformance.harness.compare import compare
+
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "conformance"), str(ROOT / "conformance" / "generators")]
-from harness.cases import Case, committed_cases, corpus_cases  # noqa: E402
-from harness.compare import compare  # noqa: E402
 
 try:
     import torch
-    import torch_describe as td
+
+    from conformance.generators import torch_describe as td
 except ImportError:  # the torch parts need torch 2.13 (CI installs it)
     torch = None
     td = None

@@ -10,7 +10,6 @@ local headers of torch-written files, read the same both ways: the same members,
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,11 @@ from torchfmt.errors import FormatError
 from torchfmt.pt import ziparchive
 from torchfmt.windows import MemoryWindows
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "conformance"))
+from conformance.differential.variants import committed_family_variants, family_variants, mutation_variants
+from conformance.harness.cases import committed_cases, corpus_cases
 
-from differential.variants import committed_family_variants, family_variants, mutation_variants  # noqa: E402
-from harness.cases import committed_cases, corpus_cases  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+
 
 #: torch-written archives whose directories and local headers get changed bytes.
 MUTATED = ("state-dict-mlp", "checkpoint-adam", "empty-tensors")
@@ -54,7 +53,7 @@ def _zips() -> Iterator[tuple[str, bytes]]:
             data = case.path.read_bytes()
             if data[:4] == b"PK\x03\x04" or b"PK\x05\x06" in data[-(1 << 16) - 22:]:
                 yield case.id, data
-    from generators.adversarial import families
+    from conformance.generators.adversarial import families
 
     # every family but the .t7 one, which makes no zip and reads the corpus (absent on a bare clone)
     zip_families = sorted(name for name in families.FAMILIES if name != "t7")

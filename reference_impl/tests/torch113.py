@@ -16,12 +16,12 @@ import pytest
 from torchfmt.model import Global, MetaTensor, OpaqueObject, QuantizedTensor, SparseTensor, Tensor
 
 PYTHON = "/usr/bin/python3"
-GENERATORS = Path(__file__).resolve().parents[2] / "conformance" / "generators"
+#: The repository root: Debian's Python imports the suite's torch_describe from it (its PYTHONPATH alone).
+ROOT = Path(__file__).resolve().parents[2]
 
 _DESCRIBE_MANY = textwrap.dedent("""
     import json, sys
-    sys.path[:0] = sys.argv[1:3]
-    import torch_describe as td
+    from conformance.generators import torch_describe as td
     for line in sys.stdin:
         path = line.strip()
         try:
@@ -58,8 +58,8 @@ def describe_many(paths: list[Path]) -> list[dict[str, Any]]:
     """torch 1.13's description of each file (``torch.load(weights_only=True)``), or ``{"error": ...}``."""
     assert installed(), f"{PYTHON} has no torch 1.13 (conformance/adapters/torch113/setup)"
     listing = "".join(f"{p}\n" for p in paths)
-    proc = subprocess.run([PYTHON, "-c", _DESCRIBE_MANY, str(GENERATORS), str(GENERATORS.parent)],
-                          input=listing, capture_output=True, text=True, env=clean_env(), timeout=3000)
+    proc = subprocess.run([PYTHON, "-c", _DESCRIBE_MANY], input=listing, capture_output=True, text=True,
+                          env={**clean_env(), "PYTHONPATH": str(ROOT)}, timeout=3000)
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     assert len(lines) == len(paths), proc.stderr[-2000:]
     return lines

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-from harness.facts import generated_table, hint_env, limits  # noqa: F401  (the suite's facts, re-exported)
-from harness.vocabulary import error_codes as error_codes  # the suite's own reading of errors.py
+
+from conformance.harness.facts import generated_table, hint_env, limits  # noqa: F401  (the suite's facts, re-exported)
+from conformance.harness.vocabulary import error_codes as error_codes  # the suite's own reading of errors.py
 
 ROOT = Path(__file__).resolve().parents[3]
 PICKLE_SPEC = ROOT / "spec" / "pickle.md"

@@ -10,17 +10,15 @@ import itertools
 import math
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .describe import MAX_EXPANDED, presented_blocks
 from .facts import DTYPES, DType, dtype_arith, tensor_properties
 from .failure import Decline, Reject
+from .machine import Machine
 from .values import Global, MetaTensor, ODict, Opaque, QuantizedTensor, SparseTensor, Storage, Tensor
-
-if TYPE_CHECKING:
-    from .pickle_vm import Machine
 
 LAYOUTS = ("strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn",
            "jagged")

@@ -21,12 +21,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-_ADAPTERS = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(_ADAPTERS))
-sys.path.insert(0, str(_ADAPTERS.parent))  # harness.vocabulary: the closed set of error codes
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root: the suite's package
 
-import torch_reader  # noqa: E402  (classify: torch's messages -> codes; imports no torch)
-from harness.facts import hint_variables  # noqa: E402  (spec/canonical.md#canonical-t7-hints)
+# classify: torch's messages -> codes; imports no torch
+from conformance.adapters import torch_reader  # noqa: E402
+from conformance.harness.facts import hint_variables  # noqa: E402  (spec/canonical.md#canonical-t7-hints)
 
 _T7_HINTS = hint_variables()
 #: libtorch's own unpickler and reader messages -> codes, tried before torch_reader's rules.
@@ -51,7 +50,7 @@ def binary() -> Path:
 
 
 def classify(message: str) -> str:
-    from harness.vocabulary import error_codes
+    from conformance.harness.vocabulary import error_codes
 
     codes = error_codes()
     for pattern, code in _RULES:
@@ -118,7 +117,7 @@ def main(argv: list[str]) -> int:
     if argv[1:] == ["--probe"]:
         return probe()
     if argv[1:] == ["--batch"]:
-        import batch_protocol
+        from conformance.adapters import batch_protocol
 
         return batch_protocol.serve(lambda path: main([argv[0], path]))
     if len(argv) != 2:

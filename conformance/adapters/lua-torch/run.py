@@ -3,7 +3,7 @@
 ``run.py PATH`` runs ``describe.lua`` under the LuaJIT of the Lua Torch prefix that ``setup`` built (or
 linked): ``torch.DiskFile`` in the hinted mode, ``longSize`` and byte order
 (spec/canonical.md#canonical-t7-hints; ``torch.load``'s defaults, binary with 8-byte longs, little-endian,
-for a hint not given), then ``File:readObject`` until the end of the stream.  luagraph.py turns what Lua
+for a hint not given), then ``File:readObject`` until the end of the stream.  luatorch/graph.py turns what Lua
 returned into the canonical description, maps a Lua error onto the closed set of codes by torch7's message
 and declines a class Lua Torch has not loaded; a signal that kills LuaJIT kills this process too (the
 reader's crash, as the harness sees it).  No check of its own: a file Lua reads is described, whatever
@@ -19,26 +19,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from luagraph import answer, one_line
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root: the suite's package
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # conformance/: harness.facts
-from harness.facts import hint_env  # noqa: E402
+from conformance.adapters.luatorch.graph import answer, one_line  # noqa: E402
+from conformance.adapters.luatorch.prefix import PREFIX, lua_command  # noqa: E402
+from conformance.harness.facts import hint_env  # noqa: E402
 
 #: ``case.yaml`` key -> the variable that hands it over (spec/canonical.md#canonical-t7-hints).
 HINT_ENV = hint_env()
 
 HERE = Path(__file__).resolve().parent
 DESCRIBE = HERE / "describe.lua"
-ROOT = os.environ.get("TORCHFMT_ADAPTERS_HOME") or Path.home() / ".cache/torchfmt/adapters"
-#: The Lua Torch prefix: built (or linked) by setup; $TORCHFMT_LUA_TORCH names another.
-PREFIX = Path(os.environ.get("TORCHFMT_LUA_TORCH") or Path(ROOT) / "lua-torch" / "prefix")
 #: zip, pickle protocol 2+, and the legacy magic number pickled at protocol 0/1 (as the torchfile adapter).
 PT_MAGIC = (b"PK\x03\x04", b"\x80\x02\x8a", b"\x80", b"L119547037146038801333356L")
-
-
-def lua_command(*args: str) -> list[str]:
-    """``luajit ARGS`` in the prefix's environment (the env.sh build.sh wrote)."""
-    return ["/bin/sh", "-c", '. "$0/env.sh" && exec luajit "$@"', str(PREFIX), *args]
 
 
 def settings(env: dict[str, str]) -> list[str]:
@@ -115,17 +108,16 @@ def main(path: str) -> int:
 
 
 def batch() -> int:
-    """``run.py --batch`` (spec/canonical.md#canonical-reader-batch): one serve.lua (luaworker.py) loads
+    """``run.py --batch`` (spec/canonical.md#canonical-reader-batch): one serve.lua (luatorch/worker.py) loads
     torch, nn, nngraph and tds once and forks a child per request, which runs describe.lua's reading as
     ``run.py PATH``'s LuaJIT would, in this process's group and environment, under its address-space limit,
     without an alarm of its own (the harness's time limit ends the whole batch process, as it ends
     ``run.py PATH``).  Each answer is what ``run.py PATH`` would print; a child killed by a signal kills
     this process with it, as it kills ``run.py PATH``: the harness sees the reader crash."""
-    sys.path.insert(0, str(HERE.parent))
     import resource
 
-    import batch_protocol
-    from luaworker import MEMORY, LuaWorker
+    from conformance.adapters import batch_protocol
+    from conformance.adapters.luatorch.worker import MEMORY, LuaWorker
 
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     memory = limit if limit != resource.RLIM_INFINITY else MEMORY

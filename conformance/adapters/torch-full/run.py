@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root: the suite's package
 
-import torch_reader  # noqa: E402
+from conformance.adapters import torch_reader  # noqa: E402
 
 
 def probe() -> int:

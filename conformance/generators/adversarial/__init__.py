@@ -11,7 +11,8 @@
 - :mod:`.argument_checks`: allowlisted calls with one argument list changed (arity, qparams, v3 bytes);
 - :mod:`.tensor_runs`: state dicts whose run of like entries breaks on a later entry.
 
-``python -m generators.adversarial`` (from ``conformance/``) rewrites every ``cases/*/adv-*`` folder;
-``--check`` only builds the cases and reports.  Real torch is asked about each ``.pt`` case in a sandboxed
-subprocess (:mod:`.torchcheck`); nothing from a case is ever loaded in the generator's process.
+``python -m conformance.generators.adversarial`` (from the repository root) rewrites every
+``cases/*/adv-*`` folder; ``--check`` only builds the cases and reports.  Real torch is asked about each
+``.pt`` case in a sandboxed subprocess (:mod:`.torchcheck`); nothing from a case is ever loaded in the
+generator's process.
 """

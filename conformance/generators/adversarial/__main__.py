@@ -1,19 +1,17 @@
-"""``python -m generators.adversarial [--check] [--family NAME]``: (re)write the adversarial cases."""
+"""``python -m conformance.generators.adversarial [--check] [--family NAME]``: (re)write the adversarial
+cases."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from generators.adversarial import families, record, torchcheck  # noqa: E402
+from conformance.generators.adversarial import families, record, torchcheck
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m generators.adversarial", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m conformance.generators.adversarial", description=__doc__)
     p.add_argument("--check", action="store_true", help="build and report; write nothing")
     p.add_argument(
         "--family",

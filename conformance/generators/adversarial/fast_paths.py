@@ -21,7 +21,7 @@ import pickletools
 import struct
 from dataclasses import dataclass
 
-from harness.facts import limit
+from conformance.harness.facts import limit
 
 from . import assemble as a
 from . import rawzip, tensor_runs

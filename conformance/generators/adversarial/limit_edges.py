@@ -11,7 +11,7 @@ import io
 import pickle
 from functools import cache
 
-from harness.facts import limit
+from conformance.harness.facts import limit
 
 from . import assemble as a
 from . import rawzip, sources, wrap

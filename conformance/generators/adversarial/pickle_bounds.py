@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pickle
 
-from harness.facts import limit
+from conformance.harness.facts import limit
 
 from . import assemble as a
 from . import sources, wrap

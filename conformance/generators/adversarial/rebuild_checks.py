@@ -13,7 +13,7 @@ from __future__ import annotations
 import pickle
 import struct
 
-from harness.facts import limit
+from conformance.harness.facts import limit
 
 from . import assemble as a
 from .argument_checks import _float, _per_tensor, _qtensor

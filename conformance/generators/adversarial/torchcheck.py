@@ -76,9 +76,11 @@ def check(
             "TMPDIR": str(work),
             "OMP_NUM_THREADS": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
+            # the worker is this module, run by name: the suite's package from this checkout
+            "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
         }
         out = subprocess.run(
-            [PYTHON, str(Path(__file__).resolve()), str(Path(tmp) / "manifest.json")],
+            [PYTHON, "-m", "conformance.generators.adversarial.torchcheck", str(Path(tmp) / "manifest.json")],
             cwd=work,
             env=env,
             capture_output=True,
@@ -111,7 +113,7 @@ def _child(
             obj = torch.load(path, weights_only=weights_only, map_location="cpu")
             result = {"loads": True, "detail": type(obj).__name__}
         else:
-            import torch_describe as td
+            from conformance.generators import torch_describe as td
 
             loaded = td.torch_load(path, weights_only)
             result = {"loads": True, "detail": type(loaded.obj).__name__}
@@ -186,9 +188,9 @@ def _run_one(
 
 
 def main(manifest_path: str) -> None:  # pragma: no cover
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # generators/: torch_describe
     import torch  # noqa: F401 - imported once, before the forks
-    import torch_describe  # noqa: F401
+
+    from conformance.generators import torch_describe  # noqa: F401
 
     rows = []
     for item in json.loads(Path(manifest_path).read_text()):

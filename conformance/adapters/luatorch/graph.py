@@ -1,10 +1,11 @@
-"""What describe.lua's lines say, in the contract's terms (spec/canonical.md#canonical-reader-cli).
+"""What lua-torch/describe.lua's lines say, in the contract's terms (spec/canonical.md#canonical-reader-cli).
 
 describe.lua writes what real Lua Torch returned as a flat graph of JSON lines and the element bytes to a
 blobs file; :func:`answer` turns one such run into the reader's exit status, stdout and stderr line: the
 canonical description (spec/canonical.md#canonical-t7-values), a Lua error mapped onto the closed set of
-codes by torch7's message (:data:`CODES`), or a decline.  Shared by run.py (one file per process) and
-luaworker.py (many files through one LuaJIT that forks a child per file), so both answer alike.
+codes by torch7's message (:data:`CODES`), or a decline.  Shared by lua-torch/run.py (one file per
+process) and :mod:`.worker` (many files through one LuaJIT that forks a child per file), so both answer
+alike.
 """
 
 from __future__ import annotations

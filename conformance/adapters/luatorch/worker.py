@@ -2,9 +2,9 @@
 tds once and forks a child per file, under a time and an address-space limit, in a temporary folder.
 
 For the project's own tools (conformance/lua_verdicts.py, conformance/differential/t7.py, the writer's
-tests in reference_impl/tests/test_writer_lua.py) and the adapter's batch mode (``run.py --batch``,
-spec/canonical.md#canonical-reader-batch); ``run.py PATH`` runs one LuaJIT for its file.
-Each answer is what run.py would answer for the file (luagraph.answer), plus how the child ended.
+tests in reference_impl/tests/test_writer_lua.py) and the adapter's batch mode (``lua-torch/run.py --batch``,
+spec/canonical.md#canonical-reader-batch); ``lua-torch/run.py PATH`` runs one LuaJIT for its file.
+Each answer is what run.py would answer for the file (graph.answer), plus how the child ended.
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import luagraph
-from run import PREFIX, lua_command
+from . import graph
+from .prefix import ADAPTER, PREFIX, lua_command
 
-HERE = Path(__file__).resolve().parent
 SECONDS = 30
 MEMORY = 2 << 30
 
@@ -61,7 +60,7 @@ class Answer:
             name = signal.Signals(self.code).name if self.code in iter(signal.Signals) else str(self.code)
             return f"LuaJIT killed by {name}" + (f" after {SECONDS} s" if self.code == signal.SIGALRM else "")
         if self.lua_error is not None:
-            return luagraph.one_line(self.lua_error[0], 200)
+            return graph.one_line(self.lua_error[0], 200)
         return self.stderr or "loads"
 
 
@@ -90,7 +89,7 @@ class LuaWorker:
             "OMP_NUM_THREADS": "1",
         }
         self.proc = subprocess.Popen(
-            lua_command(str(HERE / "serve.lua")),
+            lua_command(str(ADAPTER / "serve.lua")),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,  # torch7's warnings (a function's bytecode LuaJIT cannot load)
@@ -148,9 +147,9 @@ class LuaWorker:
             answer = Answer(kind, int(number))
             if kind == "exit" and answer.code == 0:
                 lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
-                answer.status, answer.stdout, answer.stderr = luagraph.answer(
+                answer.status, answer.stdout, answer.stderr = graph.answer(
                     lines, blobs.read_bytes() if blobs.exists() else b"", hints.get("mode", "binary")
                 )
-                answer.lua_error = luagraph.lua_error(lines)
+                answer.lua_error = graph.lua_error(lines)
             shutil.rmtree(work, ignore_errors=True)
             return answer
