@@ -34,7 +34,8 @@ def main(argv: list[str]) -> int:
     if argv[1:] == ["--probe"]:
         return libtorch.probe()
     if argv[1:] == ["--batch"]:  # spec/canonical.md#canonical-reader-batch
-        import batch_protocol
+        # the repository root is on the path: libtorch/run.py put it there
+        from conformance.adapters import batch_protocol
 
         return batch_protocol.serve(lambda path: main([argv[0], path]))
     if len(argv) != 2:

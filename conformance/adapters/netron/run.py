@@ -52,8 +52,8 @@ def main(argv: list[str]) -> int:
         print(f"netron 9.3.3 on node {version}")
         return 0
     if argv[1:] == ["--batch"]:
-        sys.path.insert(0, str(HERE.parent))
-        import batch_protocol
+        sys.path.insert(0, str(HERE.parents[2]))  # the repository root
+        from conformance.adapters import batch_protocol
 
         driver = Driver(node)
         return batch_protocol.serve(lambda path: answer(*driver.run(path)))

@@ -76,8 +76,8 @@ def main(argv: list[str]) -> int:
     if argv and argv[0] == "--worker":
         return worker(argv[1])
     if argv == ["--serve"]:  # in the venv: every file in this process
-        sys.path.insert(0, str(HERE.parent))
-        import batch_protocol
+        sys.path.insert(0, str(HERE.parents[2]))  # the repository root
+        from conformance.adapters import batch_protocol
 
         return batch_protocol.serve(worker)
     if not VENV.is_file():

@@ -36,9 +36,10 @@ def main(argv: list[str]) -> int:
     if argv[1:] == ["--batch"]:
         os.execv(PYTHON, [str(PYTHON), str(Path(__file__).resolve()), "--serve"])
     if argv[1:] == ["--serve"]:  # in the venv: the driver in this process
-        sys.path[:0] = [str(HERE.parent), str(HERE)]
-        import batch_protocol
+        sys.path[:0] = [str(HERE.parents[2]), str(HERE.parent), str(HERE)]  # the repository root first
         import driver
+
+        from conformance.adapters import batch_protocol
 
         def in_process(path: str) -> tuple[int, bytes, str]:
             status, out, err = batch_protocol.call(driver.main, path)
