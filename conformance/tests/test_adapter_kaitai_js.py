@@ -112,3 +112,15 @@ def test_batch_answers_are_the_per_process_ones() -> None:
             assert answer["description"] == json.loads(single.stdout)
         else:
             assert answer["error"] == single.stderr.strip()
+
+
+def test_the_adapter_and_the_generated_parsers_share_one_runtime() -> None:
+    """The adapter tells a grammar's failed ``valid:`` by the runtime's error classes: with a second copy
+    of the runtime (ksy/node_modules, which the grammars' compiler brings, beside the adapter's own on
+    NODE_PATH) none matched, and every such case was an internal error (declined)."""
+    loaded = node_json("const P = require('./parsers.js'); for (const k of Object.keys(P)) P[k]; "
+                       "console.log(JSON.stringify(Object.keys(require.cache)"
+                       ".filter((k) => k.endsWith('KaitaiStream.js'))))")
+    assert isinstance(loaded, list) and len(loaded) == 1, loaded
+    out = run("t7-ascii/adv-t7-ascii-number-garbage")
+    assert out.returncode == 1 and out.stderr.startswith("bad-value:"), out.stderr
