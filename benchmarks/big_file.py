@@ -7,7 +7,7 @@ Writes a valid ~2.2 GB zip checkpoint with torch (a dict of float32 tensors) int
 reference reader reads the zip through bounded windows and maps one storage record at a time, so it
 must succeed where a reader that maps the whole file fails.
 
-    /work/venv/bin/python benchmarks/big_file.py [--gb 2.2] [--tensors 8] [--limit-gib 2]
+    python benchmarks/big_file.py [--gb 2.2] [--tensors 8] [--limit-gib 2]
 """
 
 from __future__ import annotations

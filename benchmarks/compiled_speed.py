@@ -19,7 +19,7 @@ against torch.  CPU time is the figure to read on a shared machine (the load ave
 Before timing, every variant's description of the file (:func:`torchfmt.describe`) must equal the plain
 one's, and each compiled variant must have imported its extension modules.
 
-    PYTHONPATH=reference_impl /work/venv/bin/python benchmarks/compiled_speed.py [--rounds 3] [--repeat 7]
+    PYTHONPATH=reference_impl python benchmarks/compiled_speed.py [--rounds 3] [--repeat 7]
 
 Needs torch and Cython 3 (``pip install 'cython>=3'``) with a C compiler.
 

@@ -15,7 +15,7 @@ with other work the wall-clock rates fall, the CPU cost does not.  The different
 differential``; not run by default, it needs torch) gets ``TORCHFMT_DIFF_TORCH_SECONDS=--torch-seconds``
 and its verdict counts (``differential-counts.json``) are printed after the table.
 
-    PYTHONPATH=reference_impl /work/venv/bin/python benchmarks/fuzz_speed.py [--seconds 30] [--only pickle]
+    PYTHONPATH=reference_impl python benchmarks/fuzz_speed.py [--seconds 30] [--only pickle]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ records, central directory, every local header and the data.pkl pickle; no stora
 the figure.  The target (spec/pt-zip.md#pt-zip-storage-records: storages are mapped, not read) is
 under 1 MB.
 
-    PYTHONPATH=ksy/generated /work/venv/bin/python benchmarks/ksy_zip_structure.py [--gib 1.0] [--keep PATH]
+    PYTHONPATH=ksy/generated python benchmarks/ksy_zip_structure.py [--gib 1.0] [--keep PATH]
 
 (``PYTHONPATH``: the generated parsers are top-level modules of ``ksy/generated/``, as for the tests.)
 """

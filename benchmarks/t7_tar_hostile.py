@@ -6,7 +6,7 @@ Each input is written to a temporary folder and read by ``torchfmt dump`` in a s
 line.  The contract: exit 0, 1 or 2, exactly one stderr line when not 0, and (on this machine) under
 10 s of CPU and 2 GiB for any file up to 16 MB.
 
-    PYTHONPATH=reference_impl /work/venv/bin/python benchmarks/t7_tar_hostile.py [--only NAME] [--timeout 60]
+    PYTHONPATH=reference_impl python benchmarks/t7_tar_hostile.py [--only NAME] [--timeout 60]
 """
 
 from __future__ import annotations

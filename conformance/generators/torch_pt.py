@@ -6,9 +6,9 @@ allows, the legacy stream), loads the written file back with the same torch and 
 loaded (``torch_describe``: the ``torch`` adapter's describer).  The expected description therefore comes
 from the writer's own loader, never from torchfmt, which this script does not import.
 
-    /work/venv/bin/python -m conformance.generators.torch_pt --out conformance/cases    # torch 2.13
+    python -m conformance.generators.torch_pt --out conformance/cases    # torch 2.13
     /usr/bin/python -m conformance.generators.torch_pt --out conformance/cases         # Debian torch 1.13
-    /work/venv/bin/python -m conformance.generators.torch_pt --check conformance/cases  # cross-check
+    python -m conformance.generators.torch_pt --check conformance/cases  # cross-check
 
 Case ids carry no suffix for the primary torch (2.13) and ``-torch<major>.<minor>`` for any other.  A
 recipe the running torch cannot write or read back is skipped and the reason printed.  Zip files are
