@@ -296,13 +296,14 @@ def test_a_chart_without_its_extra_fails_before_the_report(tmp_path: Path, monke
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "squarify" else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec",  # both hidden: the same on a machine without the extra
+                        lambda name, *a: None if name in ("squarify", "matplotlib") else real(name, *a))
     path = tmp_path / "in.pt"
     torch.save({"v": torch.zeros(3)}, path)
     status, err, out = run(["inspect", str(path), "--treemap", str(tmp_path / "t.svg")])
     assert (status, out) == (2, "")
-    assert err == ["unsupported: treemap (needs squarify, not installed: pip install 'torchfmt[plot]')"]
+    assert err == ["unsupported: treemap (needs matplotlib and squarify, not installed: "
+                   "pip install 'torchfmt[plot]')"]
 
 
 @pytest.mark.spec("inspect.md#inspect-cli")
